@@ -1,0 +1,12 @@
+import type { Knex } from "knex";
+import * as initial from "./20261122000000_initial.js";
+
+export interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/** Every migration, in the order it runs. Append only; never edit a released one. */
+export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migration]> = [
+  ["20261122000000_initial", initial],
+];

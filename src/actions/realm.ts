@@ -1,0 +1,65 @@
+import { insertReturningId } from "../db/insert.js";
+import type { Tx } from "../db/tx.js";
+import { badRequest } from "../errors.js";
+import { REALM_GROUP_SETTINGS, REALM_GROUP_SETTING_NAMES } from "../permissions/setting-registry.js";
+import { SYSTEM_GROUPS, type SystemGroupName } from "../permissions/system-groups.js";
+
+const USER_GROUP_SETTING_COLUMNS = [
+  "can_add_members_group_id",
+  "can_join_group_id",
+  "can_leave_group_id",
+  "can_manage_group_id",
+  "can_mention_group_id",
+  "can_remove_members_group_id",
+] as const;
+
+export const MAX_REALM_NAME_LENGTH = 40;
+
+export interface CreateRealmInput {
+  name: string;
+  stringId?: string;
+  description?: string;
+}
+
+/**
+ * Creates a realm with its system groups (nested owners ⊂ administrators ⊂ ... ⊂
+ * internet) and the realm's permission settings at their defaults.
+ */
+export async function doCreateRealm(tx: Tx, input: CreateRealmInput): Promise<number> {
+  const name = input.name.trim();
+  if (!name) throw badRequest("Organization name can't be empty.");
+  if (name.length > MAX_REALM_NAME_LENGTH) throw badRequest("Organization name is too long.");
+  const realmId = await insertReturningId(tx.knex, "realms", {
+    string_id: input.stringId ?? "",
+    name,
+    description: input.description ?? "",
+    date_created: tx.now,
+  });
+
+  const groupIds = new Map<SystemGroupName, number>();
+  for (const spec of SYSTEM_GROUPS) {
+    const groupId = await insertReturningId(tx.knex, "user_groups", {
+      realm_id: realmId,
+      name: spec.name,
+      description: spec.description,
+      is_system_group: true,
+      date_created: tx.now,
+    });
+    groupIds.set(spec.name, groupId);
+  }
+  const id = (name: SystemGroupName) => groupIds.get(name)!;
+  const chain = SYSTEM_GROUPS.filter((s) => s.subgroupOf !== null).map((s) => ({
+    supergroup_id: id(s.subgroupOf!),
+    subgroup_id: id(s.name),
+  }));
+  await tx.knex("user_group_subgroups").insert(chain);
+  // System groups are managed by roles, not by people: every permission is role:nobody.
+  const nobody = Object.fromEntries(USER_GROUP_SETTING_COLUMNS.map((c) => [c, id("role:nobody")]));
+  await tx.knex("user_groups").where({ realm_id: realmId }).update(nobody);
+
+  const settings = Object.fromEntries(
+    REALM_GROUP_SETTING_NAMES.map((s) => [`${s}_id`, id(REALM_GROUP_SETTINGS[s].defaultGroupName)]),
+  );
+  await tx.knex("realms").where({ id: realmId }).update(settings);
+  return realmId;
+}

@@ -1,0 +1,132 @@
+import { badRequest } from "../errors.js";
+import { fetchInitialState } from "../events/state.js";
+import { CLIENT_CAPABILITIES, type QueueOptions } from "../events/types.js";
+import { defineEndpoint } from "../http/endpoint.js";
+import { check, p, type Check } from "../http/params.js";
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../presenters/realm.js";
+
+/** Narrow terms for /register: [operator, operand] pairs or {operator, operand} objects. */
+const registerNarrowTerm: Check<readonly [string, string]> = (value, name) => {
+  if (Array.isArray(value)) {
+    const [operator, operand] = check.list(check.str(), { minLength: 2, maxLength: 2 })(value, name);
+    return [operator!, operand!] as const;
+  }
+  const term = check.dict({
+    operator: { required: true, check: check.str() },
+    operand: { required: true, check: check.anyOf<string | number>(check.str(), check.int()) },
+    negated: { required: false, check: check.bool() },
+  })(value, name);
+  return [term.operator, String(term.operand)] as const;
+};
+
+const includeSubscribersParam = p.custom((raw, name): boolean | "partial" => {
+  const value = raw.trim();
+  if (value === "partial" || value === '"partial"') return "partial";
+  if (value === "true") return true;
+  if (value === "false") return false;
+  throw badRequest(`Invalid ${name}`);
+});
+
+const MAX_IDLE_QUEUE_TIMEOUT_SECS = 7 * 24 * 3600;
+const MOBILE_IDLE_QUEUE_TIMEOUT_SECS = 12 * 3600;
+
+/**
+ * idle_queue_timeout (feature level 481): seconds, or "mobile" (12 hours); 0 means the
+ * server default and larger values are capped at a week, as Zulip does.
+ */
+const idleQueueTimeoutParam = p.custom((raw, name): number | null => {
+  const value = raw.trim();
+  if (value === "mobile" || value === '"mobile"') return MOBILE_IDLE_QUEUE_TIMEOUT_SECS;
+  if (!/^-?\d+$/.test(value)) throw badRequest(`Invalid ${name}`);
+  const secs = Number(value);
+  if (secs < 0) throw badRequest(`${name} is too small`);
+  return secs === 0 ? null : Math.min(secs, MAX_IDLE_QUEUE_TIMEOUT_SECS);
+});
+
+export const register = defineEndpoint({
+  method: "POST",
+  path: "/register",
+  auth: "user",
+  params: {
+    apply_markdown: p.bool().default(false),
+    client_gravatar: p.bool().default(true),
+    include_subscribers: includeSubscribersParam.default(false),
+    slim_presence: p.bool().default(false),
+    presence_history_limit_days: p.int({ min: 0 }).optional(),
+    idle_queue_timeout: idleQueueTimeoutParam.optional(),
+    event_types: p.listOf(check.str()).optional(),
+    fetch_event_types: p.listOf(check.str()).optional(),
+    all_public_streams: p.bool().default(false),
+    client_capabilities: p.json(check.record(check.bool())).optional(),
+    narrow: p.listOf(registerNarrowTerm).default([]),
+    // Deprecated Zulip name of idle_queue_timeout, still sent by old clients.
+    queue_lifespan_secs: p.int({ min: 0 }).optional(),
+  },
+  async handler({ app, user, realm, params, request }) {
+    const capabilities: Record<string, boolean> = {};
+    for (const name of CLIENT_CAPABILITIES) {
+      if (params.client_capabilities?.[name] === true) capabilities[name] = true;
+    }
+    const requested = params.idle_queue_timeout ?? params.queue_lifespan_secs ?? null;
+    const idleTimeoutSecs = requested
+      ? Math.min(requested, MAX_IDLE_QUEUE_TIMEOUT_SECS)
+      : app.config.idle_queue_timeout_secs;
+    const options: QueueOptions = {
+      eventTypes: params.event_types ?? null,
+      applyMarkdown: params.apply_markdown,
+      clientGravatar: params.client_gravatar,
+      slimPresence: params.slim_presence,
+      allPublicStreams: params.all_public_streams,
+      narrow: params.narrow,
+      capabilities,
+      idleTimeoutSecs,
+      clientName: request.clientName,
+    };
+    // The state is read and the queue created with no commit in between: each change is
+    // either in the state or, as an event, in the queue; never both, never neither.
+    return app.db.consistentRead(async (knex) => {
+      const snapshot = await app.cache.get(knex, realm.realm.id);
+      const state = await fetchInitialState(
+        { app, knex, user, realm: snapshot, options, includeSubscribers: params.include_subscribers },
+        params.fetch_event_types ?? params.event_types ?? null,
+      );
+      const queue = app.events.createQueue(user.id, user.realm_id, options);
+      return {
+        queue_id: queue.id,
+        last_event_id: queue.lastEventId,
+        idle_queue_timeout_secs: idleTimeoutSecs,
+        zulip_feature_level: ZULIP_FEATURE_LEVEL,
+        zulip_version: ZULIP_VERSION,
+        zulip_merge_base: ZULIP_MERGE_BASE,
+        ...state,
+      };
+    });
+  },
+});
+
+export const getEvents = defineEndpoint({
+  method: "GET",
+  path: "/events",
+  auth: "user",
+  params: {
+    queue_id: p.str(),
+    last_event_id: p.int({ min: -1 }).optional(),
+    dont_block: p.bool().default(false),
+  },
+  async handler({ app, user, params, request }) {
+    const queue = app.events.getQueue(params.queue_id, user.id);
+    const events = await app.events.poll(queue, params.last_event_id, params.dont_block, request.signal);
+    return { events: events.map(({ id, event }) => ({ ...event, id })), queue_id: queue.id };
+  },
+});
+
+export const deleteQueue = defineEndpoint({
+  method: "DELETE",
+  path: "/events",
+  auth: "user",
+  params: { queue_id: p.str() },
+  handler({ app, user, params }) {
+    app.events.deleteQueue(app.events.getQueue(params.queue_id, user.id));
+    return Promise.resolve({});
+  },
+});

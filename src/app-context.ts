@@ -1,0 +1,64 @@
+import type { Knex } from "knex";
+import type { Config } from "./config.js";
+import { createKnex } from "./db/knex.js";
+import { migrateLatest } from "./db/migrate.js";
+import { Db } from "./db/tx.js";
+import { EventHub } from "./events/hub.js";
+import { loadSavedQueues, saveQueues } from "./events/persistence.js";
+import { systemClock, type Clock } from "./lib/clock.js";
+import { RealmCache } from "./lib/realm-cache.js";
+import { createLogger, type Logger } from "./logger.js";
+
+/** Everything a request, an action or a CLI command needs, built once per process. */
+export interface App {
+  readonly config: Config;
+  readonly knex: Knex;
+  readonly db: Db;
+  readonly events: EventHub;
+  readonly cache: RealmCache;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export interface CreateAppOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** Apply pending migrations first (serve, init); default true. */
+  migrate?: boolean;
+}
+
+export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<App> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config.log_level);
+  const knex = createKnex(config);
+  try {
+    if (options.migrate !== false) await migrateLatest(knex);
+  } catch (err) {
+    await knex.destroy();
+    throw err;
+  }
+  const events = new EventHub(
+    {
+      heartbeatMs: config.heartbeat_interval_secs * 1000,
+      gcIntervalMs: config.queue_gc_interval_secs * 1000,
+      maxQueueEvents: config.max_queue_events,
+    },
+    clock,
+    logger,
+  );
+  const db = new Db(knex, events, clock);
+  return { config, knex, db, events, cache: new RealmCache(), clock, logger };
+}
+
+/** Starts event-queue housekeeping and restores queues saved by the last shutdown. */
+export async function startEvents(app: App): Promise<void> {
+  app.events.restore(await loadSavedQueues(app.knex));
+  app.events.start();
+}
+
+/** Saves live queues (so clients survive a restart) and closes the database. */
+export async function closeApp(app: App, options: { saveQueues?: boolean } = {}): Promise<void> {
+  app.events.stop();
+  if (options.saveQueues) await saveQueues(app.knex, app.events.snapshot(), app.clock);
+  await app.knex.destroy();
+}

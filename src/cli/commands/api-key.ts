@@ -1,0 +1,32 @@
+import { Command } from "commander";
+import { doIssueApiKey, doRevokeApiKeys } from "../../actions/api-keys.js";
+import { configFor, withApp } from "../context.js";
+import { printJson, printLine } from "../output.js";
+import { valueOrAsk } from "../prompts.js";
+import { requireRealm, requireUserByEmail } from "../realm.js";
+
+interface ApiKeyOptions {
+  email?: string;
+  revokeAll?: boolean;
+  input: boolean;
+  json?: boolean;
+}
+
+export const apiKeyCommand = new Command("api-key")
+  .description("issue a new API key for a user and print it (shown once)")
+  .option("--email <email>", "the user's email")
+  .option("--revoke-all", "first revoke every existing key of the user")
+  .option("--no-input", "never prompt; fail if a value is missing")
+  .option("--json", "print {email, user_id, api_key, revoked} as JSON")
+  .action(async (opts: ApiKeyOptions, cmd: Command) => {
+    await withApp(configFor(cmd), async (app) => {
+      const realm = await requireRealm(app);
+      const user = requireUserByEmail(realm, await valueOrAsk(opts, opts.email, "--email", "User's email"));
+      const { key, revoked } = await app.db.transaction(async (tx) => {
+        const revokedCount = opts.revokeAll ? await doRevokeApiKeys(app, tx, user.id) : 0;
+        return { key: await doIssueApiKey(app, tx, user.id, "chatd api-key"), revoked: revokedCount };
+      });
+      if (opts.json) printJson({ email: user.email, user_id: user.id, api_key: key, revoked });
+      else printLine(key);
+    });
+  });

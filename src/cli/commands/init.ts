@@ -1,0 +1,64 @@
+import { mkdirSync } from "node:fs";
+import { Command } from "commander";
+import chalk from "chalk";
+import { checkInitRealm, realmExists, type InitResult } from "../../actions/init.js";
+import { configFor, withApp } from "../context.js";
+import { CliError, printJson, printLine } from "../output.js";
+import { valueOrAsk } from "../prompts.js";
+
+interface InitOptions {
+  realmName?: string;
+  ownerEmail?: string;
+  ownerName?: string;
+  ownerPassword?: string;
+  externalUrl?: string;
+  input: boolean;
+  json?: boolean;
+}
+
+export function printCredentials(result: InitResult, password?: string): void {
+  printLine(chalk.green.bold("chatd is ready."));
+  printLine(`  ${chalk.bold("Realm URL:")} ${result.realm_url}`);
+  printLine(`  ${chalk.bold("Owner:    ")} ${result.email} (user ${result.user_id})`);
+  if (password) printLine(`  ${chalk.bold("Password: ")} ${password}`);
+  printLine(`  ${chalk.bold("API key:  ")} ${result.api_key}`);
+  printLine(
+    chalk.dim(
+      "  Shown once; only a hash is stored. Point a Zulip client at the realm URL with this email and key.",
+    ),
+  );
+}
+
+export const initCommand = new Command("init")
+  .description("create the data directory, the realm and its first owner; print the owner's API key")
+  .option("--realm-name <name>", "organization name")
+  .option("--owner-email <email>", "first owner's email (their login)")
+  .option("--owner-name <name>", "first owner's full name")
+  .option("--owner-password <password>", "first owner's password")
+  .option("--external-url <url>", "public URL of the server (saved nowhere; use settings.json to persist)")
+  .option("--no-input", "never prompt; fail if a value is missing")
+  .option("--json", "print only {realm_url, email, user_id, api_key} as JSON")
+  .action(async (opts: InitOptions, cmd: Command) => {
+    const config = configFor(cmd, { external_url: opts.externalUrl });
+    mkdirSync(config.data_dir, { recursive: true });
+    await withApp(config, async (app) => {
+      if (await realmExists(app)) {
+        throw new CliError(`a realm already exists in ${config.data_dir}; refusing to initialize over it`);
+      }
+      const input = {
+        realmName: await valueOrAsk(opts, opts.realmName, "--realm-name", "Organization name"),
+        ownerEmail: await valueOrAsk(opts, opts.ownerEmail, "--owner-email", "Owner's email"),
+        ownerName: await valueOrAsk(opts, opts.ownerName, "--owner-name", "Owner's full name"),
+        ownerPassword: await valueOrAsk(
+          opts,
+          opts.ownerPassword,
+          "--owner-password",
+          "Owner's password",
+          "password",
+        ),
+      };
+      const result = await checkInitRealm(app, input);
+      if (opts.json) printJson(result);
+      else printCredentials(result);
+    });
+  });

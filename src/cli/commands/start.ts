@@ -1,0 +1,38 @@
+import { mkdirSync } from "node:fs";
+import { Command } from "commander";
+import { checkInitRealm, realmExists } from "../../actions/init.js";
+import { createApp } from "../../app-context.js";
+import { generatePassword } from "../../lib/passwords.js";
+import { configFor } from "../context.js";
+import { serveUntilSignal } from "../serve-loop.js";
+import { addServerFlags, serverFlagOverrides, type ServeFlags } from "./serve.js";
+import { printCredentials } from "./init.js";
+
+/**
+ * `npm start`: the zero-configuration path. On first run it initializes the data
+ * directory with a generated owner password and prints the credentials once; every
+ * run then serves.
+ */
+export const startCommand = addServerFlags(
+  new Command("start").description("initialize on first run (printing the owner's credentials), then serve"),
+).action(async (opts: ServeFlags, cmd: Command) => {
+  const config = configFor(cmd, serverFlagOverrides(opts));
+  mkdirSync(config.data_dir, { recursive: true });
+  const app = await createApp(config);
+  try {
+    if (!(await realmExists(app))) {
+      const password = process.env.CHATD_OWNER_PASSWORD ?? generatePassword();
+      const result = await checkInitRealm(app, {
+        realmName: process.env.CHATD_REALM_NAME ?? "chatd",
+        ownerEmail: process.env.CHATD_OWNER_EMAIL ?? "owner@chatd.local",
+        ownerName: process.env.CHATD_OWNER_NAME ?? "Owner",
+        ownerPassword: password,
+      });
+      printCredentials(result, password);
+    }
+  } catch (err) {
+    await app.knex.destroy();
+    throw err;
+  }
+  await serveUntilSignal(app);
+});

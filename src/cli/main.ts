@@ -1,0 +1,31 @@
+import { Command } from "commander";
+import { apiKeyCommand } from "./commands/api-key.js";
+import { initCommand } from "./commands/init.js";
+import { migrateCommand } from "./commands/migrate.js";
+import { serveCommand } from "./commands/serve.js";
+import { startCommand } from "./commands/start.js";
+import { userCommand } from "./commands/user.js";
+import { handleCliError } from "./output.js";
+
+export function createProgram(): Command {
+  return new Command("chatd")
+    .description("a self-hosted team chat server speaking the Zulip API")
+    .option("--data-dir <dir>", "data directory (default: $CHATD_DATA_DIR or ./data)")
+    .showHelpAfterError()
+    .addCommand(initCommand)
+    .addCommand(serveCommand)
+    .addCommand(startCommand)
+    .addCommand(migrateCommand)
+    .addCommand(userCommand)
+    .addCommand(apiKeyCommand);
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await createProgram().parseAsync(argv);
+  } catch (err) {
+    process.exitCode = handleCliError(err);
+  }
+}
+
+await main(process.argv);

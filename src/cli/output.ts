@@ -1,0 +1,53 @@
+import chalk from "chalk";
+import { ConfigError } from "../config.js";
+import { JsonableError } from "../errors.js";
+
+/** A usage or validation problem: exit 1 with the message, no stack. */
+export class CliError extends Error {
+  override name = "CliError";
+}
+
+export const EXIT = { OK: 0, USAGE: 1, RUNTIME: 2 } as const;
+
+/** Results go to stdout; everything for humans (progress, warnings) to stderr. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function printLine(line = ""): void {
+  process.stdout.write(`${line}\n`);
+}
+
+export function note(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+export function handleCliError(err: unknown): number {
+  if (err instanceof CliError || err instanceof ConfigError) {
+    process.stderr.write(`${chalk.red("error:")} ${err.message}\n`);
+    return EXIT.USAGE;
+  }
+  if (err instanceof JsonableError) {
+    process.stderr.write(`${chalk.red("error:")} ${err.message}\n`);
+    return EXIT.USAGE;
+  }
+  if (err instanceof Error && err.name === "ExitPromptError") {
+    process.stderr.write("cancelled\n");
+    return EXIT.USAGE;
+  }
+  process.stderr.write(
+    `${chalk.red("error:")} ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
+  return EXIT.RUNTIME;
+}
+
+/** A plain text table (for `user list`). */
+export function formatTable(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
+  return [chalk.bold(line(headers)), ...rows.map(line)].join("\n");
+}

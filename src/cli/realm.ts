@@ -1,0 +1,18 @@
+import type { App } from "../app-context.js";
+import type { UserRow } from "../db/rows.js";
+import type { RealmSnapshot } from "../lib/realm-cache.js";
+import { CliError } from "./output.js";
+
+/** The realm an admin command works on, or a clear error if `chatd init` never ran. */
+export async function requireRealm(app: App): Promise<RealmSnapshot> {
+  const realm = await app.cache.primaryRealm(app.knex);
+  if (!realm) throw new CliError(`no realm in ${app.config.data_dir}: run \`chatd init\` first`);
+  return realm;
+}
+
+/** A user by real or API email, for admin commands (no visibility rules apply). */
+export function requireUserByEmail(realm: RealmSnapshot, email: string): UserRow {
+  const user = realm.userByEmail(email);
+  if (!user) throw new CliError(`no user with email ${email}`);
+  return user;
+}

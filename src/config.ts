@@ -1,0 +1,217 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * Settings come from config/defaults.json, then <data_dir>/settings.json, then
+ * CHATD_* environment variables, then command-line flags (each overriding the last).
+ * They are validated once and frozen.
+ */
+export interface Config {
+  readonly data_dir: string;
+  readonly host: string;
+  readonly port: number;
+  /** Public base URL of the realm; empty means http://host:port. */
+  readonly external_url: string;
+  readonly log_level: LogLevel;
+  readonly db_driver: "sqlite3" | "better-sqlite3";
+  readonly sqlite_synchronous: "full" | "normal";
+  readonly sqlite_busy_timeout_ms: number;
+  readonly heartbeat_interval_secs: number;
+  readonly idle_queue_timeout_secs: number;
+  readonly queue_gc_interval_secs: number;
+  readonly max_queue_events: number;
+  readonly body_limit_bytes: number;
+  readonly request_timeout_secs: number;
+  readonly topic_delete_batch_size: number;
+  readonly topic_delete_time_budget_ms: number;
+}
+
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+export type SettingKey = Exclude<keyof Config, "data_dir">;
+
+interface SettingSpec {
+  kind: "string" | "int" | "enum";
+  description: string;
+  choices?: readonly string[];
+  min?: number;
+  max?: number;
+}
+
+/** Every setting with its meaning; the README's settings table mirrors this list. */
+export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
+  host: { kind: "string", description: "Interface the HTTP server listens on." },
+  port: { kind: "int", min: 0, max: 65535, description: "TCP port of the HTTP server." },
+  external_url: {
+    kind: "string",
+    description:
+      "Public URL of the server (realm_url). Its host name is used in dummy emails user{id}@{host}. Empty: http://host:port.",
+  },
+  log_level: {
+    kind: "enum",
+    choices: ["debug", "info", "warn", "error", "silent"],
+    description: "Least severe log level written (request lines are info).",
+  },
+  db_driver: {
+    kind: "enum",
+    choices: ["sqlite3", "better-sqlite3"],
+    description: "Knex SQLite driver.",
+  },
+  sqlite_synchronous: {
+    kind: "enum",
+    choices: ["full", "normal"],
+    description:
+      "full: an acknowledged write survives power loss. normal: faster, may lose the last writes on power loss (never corrupts).",
+  },
+  sqlite_busy_timeout_ms: {
+    kind: "int",
+    min: 0,
+    max: 600000,
+    description: "How long a query waits for a lock held by another process.",
+  },
+  heartbeat_interval_secs: {
+    kind: "int",
+    min: 1,
+    max: 3600,
+    description: "A long-poll with no events returns a heartbeat after this long.",
+  },
+  idle_queue_timeout_secs: {
+    kind: "int",
+    min: 1,
+    max: 7 * 24 * 3600,
+    description: "An event queue not polled for this long is garbage-collected.",
+  },
+  queue_gc_interval_secs: {
+    kind: "int",
+    min: 1,
+    max: 3600,
+    description: "How often idle event queues are swept.",
+  },
+  max_queue_events: {
+    kind: "int",
+    min: 10,
+    max: 1000000,
+    description: "Unacknowledged events kept per queue; a queue that overflows is dropped.",
+  },
+  body_limit_bytes: {
+    kind: "int",
+    min: 65536,
+    max: 100 * 1024 * 1024,
+    description: "Largest request body accepted; larger ones get HTTP 413.",
+  },
+  request_timeout_secs: {
+    kind: "int",
+    min: 1,
+    max: 3600,
+    description: "Time a client has to send its whole request (long-poll waits are not counted).",
+  },
+  topic_delete_batch_size: {
+    kind: "int",
+    min: 1,
+    max: 100000,
+    description: "Messages deleted per batch by topic deletion.",
+  },
+  topic_delete_time_budget_ms: {
+    kind: "int",
+    min: 1,
+    max: 600000,
+    description: "Time after which a topic deletion request returns complete=false.",
+  },
+};
+
+const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const DEFAULTS_FILE = join(PACKAGE_ROOT, "config", "defaults.json");
+export const SETTINGS_FILE_NAME = "settings.json";
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export const envName = (key: string) => `CHATD_${key.toUpperCase()}`;
+
+export function resolveDataDir(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(flag ?? env.CHATD_DATA_DIR ?? "data");
+}
+
+function readJsonObject(path: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new ConfigError(`Cannot read settings file ${path}: ${(err as Error).message}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`Settings file ${path} must hold a JSON object`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function coerce(key: SettingKey, value: unknown, source: string): string | number {
+  const spec = SETTINGS[key];
+  if (spec.kind === "int") {
+    const n = typeof value === "number" ? value : Number(String(value).trim());
+    if (!Number.isInteger(n) || String(value).trim() === "") {
+      throw new ConfigError(`${key} (${source}) must be an integer, got ${JSON.stringify(value)}`);
+    }
+    if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+      throw new ConfigError(`${key} (${source}) must be between ${spec.min} and ${spec.max}`);
+    }
+    return n;
+  }
+  if (typeof value !== "string") {
+    throw new ConfigError(`${key} (${source}) must be a string, got ${JSON.stringify(value)}`);
+  }
+  if (spec.choices && !spec.choices.includes(value)) {
+    throw new ConfigError(`${key} (${source}) must be one of ${spec.choices.join(", ")}`);
+  }
+  return value;
+}
+
+function applyLayer(target: Record<string, unknown>, layer: Record<string, unknown>, source: string): void {
+  for (const [key, value] of Object.entries(layer)) {
+    if (value === undefined) continue;
+    if (!(key in SETTINGS)) throw new ConfigError(`Unknown setting '${key}' in ${source}`);
+    target[key] = coerce(key as SettingKey, value, source);
+  }
+}
+
+export interface LoadConfigOptions {
+  dataDir?: string;
+  /** Flag values, keyed by setting name; undefined entries are skipped. */
+  overrides?: Partial<Record<SettingKey, unknown>>;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const dataDir = resolveDataDir(options.dataDir, env);
+  const values: Record<string, unknown> = {};
+  applyLayer(values, readJsonObject(DEFAULTS_FILE), DEFAULTS_FILE);
+  const settingsFile = join(dataDir, SETTINGS_FILE_NAME);
+  if (existsSync(settingsFile)) applyLayer(values, readJsonObject(settingsFile), settingsFile);
+  const fromEnv: Record<string, unknown> = {};
+  for (const key of Object.keys(SETTINGS)) fromEnv[key] = env[envName(key)];
+  applyLayer(values, fromEnv, "environment");
+  applyLayer(values, options.overrides ?? {}, "command line");
+  for (const key of Object.keys(SETTINGS)) {
+    if (!(key in values)) throw new ConfigError(`Setting '${key}' has no default`);
+  }
+  return Object.freeze({ ...values, data_dir: dataDir }) as Config;
+}
+
+/** Builds a config without touching the filesystem beyond defaults (tests). */
+export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Config {
+  const base = loadConfig({ dataDir, env: {} });
+  return Object.freeze({ ...base, ...overrides, data_dir: dataDir });
+}
+
+export function realmUrl(config: Config): string {
+  if (config.external_url) return config.external_url.replace(/\/+$/, "");
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  return `http://${host}:${config.port}`;
+}
+
+/** Host used in dummy API emails such as user7@chat.example.com. */
+export function emailHost(config: Config): string {
+  return new URL(realmUrl(config)).hostname.replace(/^\[|\]$/g, "");
+}

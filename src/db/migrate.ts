@@ -1,0 +1,30 @@
+import type { Knex } from "knex";
+import { MIGRATIONS, type Migration } from "../../migrations/index.js";
+
+/** Knex reads migrations from the static list, so the build needs no directory scan. */
+const source: Knex.MigrationSource<readonly [string, Migration]> = {
+  getMigrations: () => Promise.resolve([...MIGRATIONS]),
+  getMigrationName: ([name]) => name,
+  getMigration: ([, migration]) => Promise.resolve(migration),
+};
+
+const config: Knex.MigratorConfig = { migrationSource: source, tableName: "knex_migrations" };
+
+/** Applies pending migrations; returns the names applied. */
+export async function migrateLatest(knex: Knex): Promise<string[]> {
+  const [, applied] = (await knex.migrate.latest(config)) as [number, string[]];
+  return applied;
+}
+
+export interface MigrationStatus {
+  applied: string[];
+  pending: string[];
+}
+
+export async function migrationStatus(knex: Knex): Promise<MigrationStatus> {
+  const [completed, pending] = (await knex.migrate.list(config)) as [
+    Array<{ name: string }>,
+    Array<readonly [string, Migration]>,
+  ];
+  return { applied: completed.map((m) => m.name), pending: pending.map(([name]) => name) };
+}

@@ -1,0 +1,62 @@
+import type { Knex } from "knex";
+import type { Clock } from "../lib/clock.js";
+import { Mutex } from "../lib/mutex.js";
+import type { ChatEvent, EventRecipients } from "../events/types.js";
+
+/** Where committed events go (the event hub), kept abstract to avoid an import cycle. */
+export interface EventSink {
+  send(realmId: number, event: ChatEvent, recipients: EventRecipients): void;
+}
+
+/** A write transaction. Actions receive one and never open their own. */
+export interface Tx {
+  readonly knex: Knex.Transaction;
+  /** UNIX seconds when the transaction started. */
+  readonly now: number;
+  /** Queues an event, published only if and after the transaction commits. */
+  sendEventOnCommit(realmId: number, event: ChatEvent, recipients: EventRecipients): void;
+  /** Runs after commit, before events are published (cache invalidation). */
+  afterCommit(fn: () => void): void;
+}
+
+/**
+ * The database handle. Write transactions run one at a time (SQLite has one writer),
+ * and a transaction's events are published before the next one starts, so readers that
+ * take the same lock (see `consistentRead`) see a state and event stream that line up.
+ */
+export class Db {
+  private readonly writeLock = new Mutex();
+
+  constructor(
+    readonly knex: Knex,
+    private readonly sink: EventSink,
+    private readonly clock: Clock,
+  ) {}
+
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.writeLock.run(async () => {
+      const events: Array<[number, ChatEvent, EventRecipients]> = [];
+      const hooks: Array<() => void> = [];
+      const now = Math.floor(this.clock.nowMs() / 1000);
+      const result = await this.knex.transaction((trx) =>
+        fn({
+          knex: trx,
+          now,
+          sendEventOnCommit: (realmId, event, recipients) => void events.push([realmId, event, recipients]),
+          afterCommit: (hook) => void hooks.push(hook),
+        }),
+      );
+      for (const hook of hooks) hook();
+      for (const [realmId, event, recipients] of events) this.sink.send(realmId, event, recipients);
+      return result;
+    });
+  }
+
+  /**
+   * Runs reads with no write transaction in between, e.g. /register's initial state
+   * and its queue creation, so no event is both in the state and in the queue.
+   */
+  consistentRead<T>(fn: (knex: Knex) => Promise<T>): Promise<T> {
+    return this.writeLock.run(() => fn(this.knex));
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The one error class of the API. Every expected failure is a JsonableError with
+ * Zulip's error code and HTTP status; anything else that escapes a handler is a bug
+ * and becomes a bare 500.
+ */
+export type ErrorCode =
+  | "BAD_REQUEST"
+  | "REQUEST_VARIABLE_MISSING"
+  | "REQUEST_VARIABLE_INVALID"
+  | "REQUEST_CONFUSING_VAR"
+  | "BAD_NARROW"
+  | "EXPECTATION_MISMATCH"
+  | "UNAUTHORIZED"
+  | "UNAUTHORIZED_PRINCIPAL"
+  | "INVALID_API_KEY"
+  | "USER_DEACTIVATED"
+  | "REALM_DEACTIVATED"
+  | "AUTHENTICATION_FAILED"
+  | "BAD_EVENT_QUEUE_ID"
+  | "NOT_FOUND"
+  | "STREAM_DOES_NOT_EXIST"
+  | "CHANNEL_ALREADY_EXISTS"
+  | "REACTION_ALREADY_EXISTS"
+  | "REACTION_DOES_NOT_EXIST"
+  | "CANNOT_DEACTIVATE_GROUP_IN_USE"
+  | "CANNOT_DEACTIVATE_LAST_USER"
+  | "TOPIC_WILDCARD_MENTION_NOT_ALLOWED"
+  | "STREAM_WILDCARD_MENTION_NOT_ALLOWED"
+  | "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED"
+  | "PUSH_SERVICE_NOT_CONFIGURED"
+  | "INCOMPATIBLE_PARAMETERS"
+  | "RATE_LIMIT_HIT"
+  | "PAYLOAD_TOO_LARGE"
+  | "METHOD_NOT_ALLOWED"
+  | "INTERNAL_SERVER_ERROR";
+
+export class JsonableError extends Error {
+  constructor(
+    message: string,
+    readonly code: ErrorCode = "BAD_REQUEST",
+    readonly status = 400,
+    readonly data: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "JsonableError";
+  }
+
+  toBody(): Record<string, unknown> {
+    return { ...this.data, result: "error", msg: this.message, code: this.code };
+  }
+}
+
+const BASIC_CHALLENGE = { "WWW-Authenticate": 'Basic realm="zulip"' };
+
+export const badRequest = (message: string, data: Record<string, unknown> = {}) =>
+  new JsonableError(message, "BAD_REQUEST", 400, data);
+
+export const notFound = (message: string) => new JsonableError(message, "NOT_FOUND", 404);
+
+export const missingArgument = (name: string) =>
+  new JsonableError(`Missing '${name}' argument`, "REQUEST_VARIABLE_MISSING", 400, {
+    var_name: name,
+  });
+
+export const unauthorized = (message: string) =>
+  new JsonableError(message, "UNAUTHORIZED", 401, {}, BASIC_CHALLENGE);
+
+export const notLoggedIn = () => unauthorized("Not logged in: API authentication or user session required");
+
+export const invalidApiKey = (message = "Invalid API key") =>
+  new JsonableError(message, "INVALID_API_KEY", 401, {}, BASIC_CHALLENGE);
+
+export const userDeactivated = () =>
+  new JsonableError("Account is deactivated", "USER_DEACTIVATED", 401, {}, BASIC_CHALLENGE);
+
+export const realmDeactivated = () =>
+  new JsonableError("This organization is deactivated", "REALM_DEACTIVATED", 401, {}, BASIC_CHALLENGE);
+
+export const mustBeAdmin = () =>
+  new JsonableError("Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL", 400);
+
+export const mustBeOwner = () =>
+  new JsonableError("Must be an organization owner", "UNAUTHORIZED_PRINCIPAL", 400);
+
+export const insufficientPermission = () => badRequest("Insufficient permission");
+
+export const badEventQueueId = (queueId: string) =>
+  new JsonableError(`Bad event queue ID: ${queueId}`, "BAD_EVENT_QUEUE_ID", 400, {
+    queue_id: queueId,
+  });

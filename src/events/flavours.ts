@@ -1,0 +1,22 @@
+import { realmUserFlavour } from "../presenters/user-events.js";
+import type { ChatEvent, QueueOptions } from "./types.js";
+
+export interface FlavourContext {
+  readonly userId: number;
+  readonly options: QueueOptions;
+  /** Per-recipient data the sender attached (e.g. a message's flags for this user). */
+  readonly extra: Record<string, unknown> | undefined;
+}
+
+/**
+ * Reshapes an event for one queue (client capabilities, Markdown or not, per-user
+ * fields). Returns the event(s) this queue gets, or null for none.
+ */
+export type Flavour = (event: ChatEvent, ctx: FlavourContext) => ChatEvent | ChatEvent[] | null;
+
+/** Event types whose shape depends on the client; the rest go out as sent. */
+const FLAVOURS: Readonly<Record<string, Flavour>> = {
+  realm_user: realmUserFlavour,
+};
+
+export const flavourFor = (type: string): Flavour | undefined => FLAVOURS[type];

@@ -1,0 +1,159 @@
+import { randomBytes } from "node:crypto";
+import type { Clock } from "../lib/clock.js";
+import type { Logger } from "../logger.js";
+import { badEventQueueId } from "../errors.js";
+import type { EventSink } from "../db/tx.js";
+import { flavourFor } from "./flavours.js";
+import { EventQueue, type QueuedEvent, type QueueSnapshot } from "./queue.js";
+import type { ChatEvent, EventRecipients, QueueOptions } from "./types.js";
+
+export interface HubSettings {
+  heartbeatMs: number;
+  gcIntervalMs: number;
+  maxQueueEvents: number;
+}
+
+/**
+ * All live event queues of this process: fan-out of committed events, long-polling,
+ * and garbage collection of idle queues.
+ */
+export class EventHub implements EventSink {
+  private readonly queues = new Map<string, EventQueue>();
+  private readonly queuesByUser = new Map<number, Set<EventQueue>>();
+  private gcTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly settings: HubSettings,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.gcTimer ??= setInterval(() => this.collectGarbage(), this.settings.gcIntervalMs);
+    this.gcTimer.unref();
+  }
+
+  /** Stops GC and releases every parked poll with no events, so the server can close. */
+  stop(): void {
+    this.stopped = true;
+    if (this.gcTimer) clearInterval(this.gcTimer);
+    this.gcTimer = null;
+    for (const queue of this.queues.values()) queue.finishWait([]);
+  }
+
+  get size(): number {
+    return this.queues.size;
+  }
+
+  createQueue(userId: number, realmId: number, options: QueueOptions): EventQueue {
+    const id = `${Math.floor(this.clock.nowMs() / 1000)}:${randomBytes(6).toString("hex")}`;
+    const queue = new EventQueue(id, userId, realmId, options, this.clock.nowMs());
+    this.add(queue);
+    return queue;
+  }
+
+  /** The caller's queue, or BAD_EVENT_QUEUE_ID (also for another user's queue). */
+  getQueue(queueId: string, userId: number): EventQueue {
+    const queue = this.queues.get(queueId);
+    if (!queue || queue.userId !== userId) throw badEventQueueId(queueId);
+    return queue;
+  }
+
+  deleteQueue(queue: EventQueue): void {
+    queue.finishWait([]);
+    this.queues.delete(queue.id);
+    const own = this.queuesByUser.get(queue.userId);
+    own?.delete(queue);
+    if (own?.size === 0) this.queuesByUser.delete(queue.userId);
+  }
+
+  /** Drops every queue of a user (deactivation, credential reset). */
+  deleteQueuesOfUser(userId: number): void {
+    for (const queue of [...(this.queuesByUser.get(userId) ?? [])]) this.deleteQueue(queue);
+  }
+
+  send(realmId: number, event: ChatEvent, recipients: EventRecipients): void {
+    const flavour = flavourFor(event.type);
+    const perUser: ReadonlyMap<number, Record<string, unknown>> | null =
+      recipients instanceof Map ? (recipients as ReadonlyMap<number, Record<string, unknown>>) : null;
+    const userIds: Iterable<number> = perUser ? perUser.keys() : (recipients as Iterable<number>);
+    for (const userId of new Set(userIds)) {
+      const queues = this.queuesByUser.get(userId);
+      if (!queues) continue;
+      const extra = perUser?.get(userId);
+      for (const queue of queues) {
+        if (queue.realmId !== realmId) continue;
+        const types = queue.options.eventTypes;
+        if (types !== null && !types.includes(event.type)) continue;
+        const shaped = flavour
+          ? flavour(event, { userId, options: queue.options, extra })
+          : extra
+            ? { ...event, ...extra }
+            : event;
+        if (shaped === null) continue;
+        for (const one of Array.isArray(shaped) ? shaped : [shaped]) queue.push(one);
+        if (queue.events.length > this.settings.maxQueueEvents) {
+          this.logger.warn(`event queue ${queue.id} overflowed; dropping it`);
+          this.deleteQueue(queue);
+          break;
+        }
+      }
+    }
+  }
+
+  /**
+   * GET /events: acknowledges up to lastEventId, then returns what is queued, or waits
+   * for the next event or a heartbeat. `signal` ends the wait when the client leaves.
+   */
+  async poll(
+    queue: EventQueue,
+    lastEventId: number | undefined,
+    dontBlock: boolean,
+    signal?: AbortSignal,
+  ): Promise<QueuedEvent[]> {
+    queue.lastAccessMs = this.clock.nowMs();
+    if (lastEventId !== undefined) queue.acknowledge(lastEventId);
+    if (queue.events.length > 0 || dontBlock || this.stopped) return queue.events.slice();
+    const onAbort = () => queue.finishWait([]);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const events = await queue.wait(this.settings.heartbeatMs);
+      return events;
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      queue.lastAccessMs = this.clock.nowMs();
+    }
+  }
+
+  collectGarbage(): number {
+    const now = this.clock.nowMs();
+    let removed = 0;
+    for (const queue of [...this.queues.values()]) {
+      if (queue.isPolling) continue;
+      if (now - queue.lastAccessMs > queue.options.idleTimeoutSecs * 1000) {
+        this.deleteQueue(queue);
+        removed++;
+      }
+    }
+    if (removed > 0) this.logger.debug(`garbage-collected ${removed} idle event queue(s)`);
+    return removed;
+  }
+
+  snapshot(): QueueSnapshot[] {
+    return [...this.queues.values()].map((q) => q.snapshot());
+  }
+
+  /** Restores saved queues; their idle clock restarts now. */
+  restore(snapshots: Iterable<QueueSnapshot>): void {
+    for (const snapshot of snapshots) this.add(EventQueue.restore(snapshot, this.clock.nowMs()));
+  }
+
+  private add(queue: EventQueue): void {
+    this.queues.set(queue.id, queue);
+    let own = this.queuesByUser.get(queue.userId);
+    if (!own) this.queuesByUser.set(queue.userId, (own = new Set()));
+    own.add(queue);
+  }
+}

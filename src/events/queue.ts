@@ -1,0 +1,119 @@
+import { badRequest } from "../errors.js";
+import type { ChatEvent, QueueOptions } from "./types.js";
+
+export interface QueuedEvent {
+  readonly id: number;
+  readonly event: ChatEvent;
+}
+
+/** What a parked long-poll is waiting with; resolved once, by events or a heartbeat. */
+interface Waiter {
+  resolve(events: QueuedEvent[]): void;
+  timer: NodeJS.Timeout;
+}
+
+/** Saved form of a queue (graceful restart). */
+export interface QueueSnapshot {
+  id: string;
+  userId: number;
+  realmId: number;
+  options: QueueOptions;
+  nextEventId: number;
+  newestPrunedId: number;
+  events: QueuedEvent[];
+}
+
+/** One client's event queue: events with increasing IDs, pruned as the client acknowledges. */
+export class EventQueue {
+  events: QueuedEvent[] = [];
+  nextEventId = 0;
+  /** Highest event ID the client has acknowledged (-1: none). */
+  newestPrunedId = -1;
+  lastAccessMs: number;
+  private waiter: Waiter | null = null;
+  private wakeScheduled = false;
+
+  constructor(
+    readonly id: string,
+    readonly userId: number,
+    readonly realmId: number,
+    readonly options: QueueOptions,
+    nowMs: number,
+  ) {
+    this.lastAccessMs = nowMs;
+  }
+
+  get lastEventId(): number {
+    return this.nextEventId - 1;
+  }
+
+  get isPolling(): boolean {
+    return this.waiter !== null;
+  }
+
+  push(event: ChatEvent): void {
+    this.events.push({ id: this.nextEventId++, event });
+    // Wake the poller once per burst: events published by one commit go out together.
+    if (this.waiter && !this.wakeScheduled) {
+      this.wakeScheduled = true;
+      queueMicrotask(() => {
+        this.wakeScheduled = false;
+        this.finishWait(this.events.slice());
+      });
+    }
+  }
+
+  /**
+   * Drops events the client has processed (IDs up to and including lastEventId). As in
+   * Zulip, acknowledging an ID the queue never issued, or going back before an already
+   * acknowledged one, is an error.
+   */
+  acknowledge(lastEventId: number): void {
+    if (lastEventId < this.newestPrunedId) {
+      throw badRequest(`An event newer than ${lastEventId} has already been pruned!`);
+    }
+    if (lastEventId > this.lastEventId) throw badRequest(`Event ${lastEventId} was not in this queue`);
+    let drop = 0;
+    while (drop < this.events.length && this.events[drop]!.id <= lastEventId) drop++;
+    if (drop > 0) this.events.splice(0, drop);
+    this.newestPrunedId = lastEventId;
+  }
+
+  /** Parks a long-poll; resolves with events, or a heartbeat after `heartbeatMs`. */
+  wait(heartbeatMs: number): Promise<QueuedEvent[]> {
+    this.finishWait([]); // a newer poll replaces an older one
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.push({ type: "heartbeat" }), heartbeatMs);
+      this.waiter = { resolve, timer };
+    });
+  }
+
+  /** Ends a parked poll (client went away, or shutdown) with the given events. */
+  finishWait(events: QueuedEvent[]): void {
+    const waiter = this.waiter;
+    if (!waiter) return;
+    this.waiter = null;
+    clearTimeout(waiter.timer);
+    waiter.resolve(events);
+  }
+
+  snapshot(): QueueSnapshot {
+    return {
+      id: this.id,
+      userId: this.userId,
+      realmId: this.realmId,
+      options: this.options,
+      nextEventId: this.nextEventId,
+      newestPrunedId: this.newestPrunedId,
+      events: this.events,
+    };
+  }
+
+  static restore(snapshot: QueueSnapshot, nowMs: number): EventQueue {
+    const queue = new EventQueue(snapshot.id, snapshot.userId, snapshot.realmId, snapshot.options, nowMs);
+    queue.nextEventId = snapshot.nextEventId;
+    queue.newestPrunedId = snapshot.newestPrunedId;
+    queue.events = snapshot.events;
+    return queue;
+  }
+}

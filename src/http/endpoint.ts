@@ -1,0 +1,128 @@
+import type { Context } from "koa";
+import type { App } from "../app-context.js";
+import type { UserRow } from "../db/rows.js";
+import { JsonableError, mustBeAdmin, mustBeOwner } from "../errors.js";
+import type { RealmSnapshot } from "../lib/realm-cache.js";
+import { isAdminRole, isOwnerRole } from "../permissions/roles.js";
+import { authenticate } from "./auth.js";
+import { requestParams } from "./body.js";
+import { parseParams, type ParamSpec, type ParamValues } from "./params.js";
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+/**
+ * Who may call an endpoint. There is no default: every endpoint says so explicitly.
+ * - anonymous: no authentication (an Authorization header is ignored);
+ * - user: any active user, bots and guests included;
+ * - admin / owner: refused for others with UNAUTHORIZED_PRINCIPAL.
+ */
+export type AuthLevel = "anonymous" | "user" | "admin" | "owner";
+
+export interface RequestInfo {
+  /** Client name, from the `client` parameter or the User-Agent's product token. */
+  readonly clientName: string;
+  readonly userAgent: string;
+  /** Aborted when the client disconnects (long-polls stop waiting). */
+  readonly signal: AbortSignal;
+}
+
+export interface AuthedContext<P> {
+  app: App;
+  user: UserRow;
+  realm: RealmSnapshot;
+  params: P;
+  request: RequestInfo;
+}
+
+export interface AnonymousContext<P> {
+  app: App;
+  params: P;
+  request: RequestInfo;
+}
+
+type Handler<A extends AuthLevel, P> = (
+  ctx: A extends "anonymous" ? AnonymousContext<P> : AuthedContext<P>,
+) => Promise<Record<string, unknown>>;
+
+export interface EndpointSpec<A extends AuthLevel, S extends ParamSpec> {
+  method: HttpMethod;
+  /** Path under /api/v1, in @koa/router syntax (`/messages/:message_id`). */
+  path: string;
+  auth: A;
+  params: S;
+  handler: Handler<A, ParamValues<S>>;
+}
+
+export interface Endpoint {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly auth: AuthLevel;
+  run(app: App, ctx: Context): Promise<void>;
+}
+
+export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: EndpointSpec<A, S>): Endpoint {
+  return {
+    method: spec.method,
+    path: spec.path,
+    auth: spec.auth,
+    async run(app, ctx) {
+      const request = requestInfo(ctx);
+      const raw = requestParams(ctx);
+      let data: Record<string, unknown>;
+      let ignored: string[];
+      if (spec.auth === "anonymous") {
+        const parsed = parseParams(spec.params, raw, ctx.params as Record<string, string>);
+        ignored = parsed.ignored;
+        data = await (spec.handler as Handler<"anonymous", ParamValues<S>>)({
+          app,
+          params: parsed.values,
+          request,
+        });
+      } else {
+        const { user, realm } = await authenticate(app, ctx.get("authorization") || undefined);
+        ctx.state.userId = user.id;
+        if (spec.auth === "admin" && !isAdminRole(user.role)) throw mustBeAdmin();
+        if (spec.auth === "owner" && !isOwnerRole(user.role)) throw mustBeOwner();
+        const parsed = parseParams(spec.params, raw, ctx.params as Record<string, string>);
+        ignored = parsed.ignored;
+        data = await (spec.handler as Handler<"user", ParamValues<S>>)({
+          app,
+          user,
+          realm,
+          params: parsed.values,
+          request,
+        });
+      }
+      ctx.status = 200;
+      ctx.body = {
+        result: "success",
+        msg: "",
+        ...data,
+        ...(ignored.length > 0 ? { ignored_parameters_unsupported: ignored } : {}),
+      };
+    },
+  };
+}
+
+function requestInfo(ctx: Context): RequestInfo {
+  const controller = new AbortController();
+  ctx.res.once("close", () => controller.abort());
+  const userAgent = ctx.get("user-agent");
+  const clientParam = typeof ctx.query.client === "string" ? ctx.query.client : undefined;
+  const bodyClient = (ctx.request as { body?: Record<string, unknown> }).body?.client;
+  const explicit = clientParam ?? (typeof bodyClient === "string" ? bodyClient : undefined);
+  return {
+    clientName: (explicit ?? clientFromUserAgent(userAgent)).slice(0, 30),
+    userAgent,
+    signal: controller.signal,
+  };
+}
+
+/** Zulip names the client by the User-Agent's first product token ("ZulipPython/0.9" -> "ZulipPython"). */
+export function clientFromUserAgent(userAgent: string): string {
+  const token = /^([^/\s(]+)/.exec(userAgent.trim())?.[1];
+  return token ?? "API";
+}
+
+/** Raised by the router for paths no endpoint serves. */
+export const routeNotFound = () => new JsonableError("Not Found", "BAD_REQUEST", 404);

@@ -1,0 +1,15 @@
+import validator from "validator";
+
+/** The API-only address every user has: user{id}@{host}. */
+export const dummyEmail = (userId: number, host: string) => `user${userId}@${host}`;
+
+/** Parses a dummy address back to a user ID, if it is one for this host. */
+export function userIdFromDummyEmail(email: string, host: string): number | null {
+  const match = /^user(\d+)@(.+)$/i.exec(email.trim());
+  if (!match || match[2]!.toLowerCase() !== host.toLowerCase()) return null;
+  const id = Number(match[1]);
+  return Number.isSafeInteger(id) ? id : null;
+}
+
+/** Email syntax, by the `validator` package's RFC 5322-based check. */
+export const isValidEmail = (email: string) => validator.isEmail(email, { allow_utf8_local_part: true });

@@ -1,0 +1,211 @@
+import type { Knex } from "knex";
+import { bool, type RealmRow, type UserGroupRow, type UserRow } from "../db/rows.js";
+import type { SystemGroupName } from "../permissions/system-groups.js";
+
+export interface ApiKeyOwner {
+  readonly keyHash: string;
+  readonly userId: number;
+  readonly realmId: number;
+}
+
+export interface GroupNode {
+  readonly row: UserGroupRow;
+  readonly members: readonly number[];
+  readonly subgroups: readonly number[];
+}
+
+/**
+ * An immutable, in-memory picture of a realm's small, hot, rarely-changing data: the
+ * realm row, its users and its groups. Every request reads it instead of querying; every
+ * write path that changes it calls `tx.afterCommit(() => cache.invalidate(realmId))`.
+ */
+export class RealmSnapshot {
+  readonly usersById = new Map<number, UserRow>();
+  private readonly usersByEmail = new Map<string, UserRow>();
+  readonly groups = new Map<number, GroupNode>();
+  private readonly systemGroups = new Map<string, number>();
+  private readonly recursiveMembersMemo = new Map<number, ReadonlySet<number>>();
+
+  constructor(
+    readonly realm: RealmRow,
+    users: readonly UserRow[],
+    groups: readonly GroupNode[],
+  ) {
+    for (const user of users) {
+      this.usersById.set(user.id, user);
+      this.usersByEmail.set(user.email.toLowerCase(), user);
+      this.usersByEmail.set(user.delivery_email.toLowerCase(), user);
+    }
+    for (const group of groups) {
+      this.groups.set(group.row.id, group);
+      if (bool(group.row.is_system_group) && group.row.name) {
+        this.systemGroups.set(group.row.name, group.row.id);
+      }
+    }
+  }
+
+  user(id: number): UserRow | undefined {
+    return this.usersById.get(id);
+  }
+
+  /** By API email or real email, ignoring case. Visibility is the caller's concern. */
+  userByEmail(email: string): UserRow | undefined {
+    return this.usersByEmail.get(email.toLowerCase());
+  }
+
+  get users(): IterableIterator<UserRow> {
+    return this.usersById.values();
+  }
+
+  systemGroupId(name: SystemGroupName): number {
+    const id = this.systemGroups.get(name);
+    if (id === undefined) throw new Error(`realm ${this.realm.id} has no system group ${name}`);
+    return id;
+  }
+
+  /** Every user in the group, directly or through subgroups at any depth. */
+  recursiveMembers(groupId: number): ReadonlySet<number> {
+    const memo = this.recursiveMembersMemo.get(groupId);
+    if (memo) return memo;
+    const members = new Set<number>();
+    const seen = new Set<number>();
+    const stack = [groupId];
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const node = this.groups.get(id);
+      if (!node) continue;
+      for (const userId of node.members) members.add(userId);
+      stack.push(...node.subgroups);
+    }
+    this.recursiveMembersMemo.set(groupId, members);
+    return members;
+  }
+}
+
+/** Caches realm snapshots and the API-key index; loads lazily, drops on invalidation. */
+export class RealmCache {
+  private readonly snapshots = new Map<number, Promise<RealmSnapshot>>();
+  private readonly generations = new Map<number, number>();
+  private keyIndex: Promise<Map<string, ApiKeyOwner>> | null = null;
+  private keyGeneration = 0;
+  private primaryRealmId: number | null = null;
+
+  /**
+   * The realm's snapshot. Pass the transaction's knex when inside one: SQLite has a
+   * single connection, so a query on the root knex would wait for the open transaction.
+   */
+  get(knex: Knex, realmId: number): Promise<RealmSnapshot> {
+    const cached = this.snapshots.get(realmId);
+    if (cached) return cached;
+    // Inside a transaction we might read uncommitted rows: use them, never cache them.
+    if ((knex as Knex & { isTransaction?: boolean }).isTransaction) return loadSnapshot(knex, realmId);
+    const generation = this.generations.get(realmId) ?? 0;
+    const loading = loadSnapshot(knex, realmId);
+    this.snapshots.set(realmId, loading);
+    loading.then(
+      () => {
+        // Invalidated while loading: what we read may predate the change.
+        if ((this.generations.get(realmId) ?? 0) !== generation) {
+          if (this.snapshots.get(realmId) === loading) this.snapshots.delete(realmId);
+        }
+      },
+      () => this.snapshots.delete(realmId),
+    );
+    return loading;
+  }
+
+  invalidate(realmId: number): void {
+    this.generations.set(realmId, (this.generations.get(realmId) ?? 0) + 1);
+    this.snapshots.delete(realmId);
+  }
+
+  /** Who owns an API key hash, if anyone (the stored hash is returned for comparison). */
+  async apiKeyOwner(knex: Knex, keyHash: string): Promise<ApiKeyOwner | undefined> {
+    if (!this.keyIndex) {
+      const generation = this.keyGeneration;
+      const loading = knex("api_keys as k")
+        .join("users as u", "u.id", "k.user_id")
+        .select<Array<{ key_hash: string; user_id: number; realm_id: number }>>(
+          "k.key_hash",
+          "k.user_id",
+          "u.realm_id",
+        )
+        .then(
+          (rows) =>
+            new Map(
+              rows.map((r) => [r.key_hash, { keyHash: r.key_hash, userId: r.user_id, realmId: r.realm_id }]),
+            ),
+        );
+      this.keyIndex = loading;
+      loading.then(
+        () => {
+          if (this.keyGeneration !== generation && this.keyIndex === loading) this.keyIndex = null;
+        },
+        () => (this.keyIndex = null),
+      );
+    }
+    return (await this.keyIndex).get(keyHash);
+  }
+
+  invalidateApiKeys(): void {
+    this.keyGeneration++;
+    this.keyIndex = null;
+  }
+
+  /** The realm this server serves (chatd runs one realm per data directory). */
+  async primaryRealm(knex: Knex): Promise<RealmSnapshot | null> {
+    if (this.primaryRealmId === null) {
+      const row = await knex<RealmRow>("realms").orderBy("id").first("id");
+      if (!row) return null;
+      this.primaryRealmId = row.id;
+    }
+    return this.get(knex, this.primaryRealmId);
+  }
+
+  forgetPrimaryRealm(): void {
+    this.primaryRealmId = null;
+  }
+}
+
+async function loadSnapshot(knex: Knex, realmId: number): Promise<RealmSnapshot> {
+  const realm = await knex<RealmRow>("realms").where({ id: realmId }).first();
+  if (!realm) throw new Error(`no realm ${realmId}`);
+  const users = await knex<UserRow>("users").where({ realm_id: realmId }).orderBy("id");
+  const groupRows = await knex<UserGroupRow>("user_groups").where({ realm_id: realmId }).orderBy("id");
+  const members = await knex("user_group_members as m")
+    .join("user_groups as g", "g.id", "m.group_id")
+    .where("g.realm_id", realmId)
+    .select<Array<{ group_id: number; user_id: number }>>("m.group_id", "m.user_id");
+  const subgroups = await knex("user_group_subgroups as s")
+    .join("user_groups as g", "g.id", "s.supergroup_id")
+    .where("g.realm_id", realmId)
+    .select<Array<{ supergroup_id: number; subgroup_id: number }>>("s.supergroup_id", "s.subgroup_id");
+  const membersByGroup = groupBy(
+    members,
+    (m) => m.group_id,
+    (m) => m.user_id,
+  );
+  const subgroupsByGroup = groupBy(
+    subgroups,
+    (s) => s.supergroup_id,
+    (s) => s.subgroup_id,
+  );
+  const groups = groupRows.map((row) => ({
+    row,
+    members: (membersByGroup.get(row.id) ?? []).sort((a, b) => a - b),
+    subgroups: (subgroupsByGroup.get(row.id) ?? []).sort((a, b) => a - b),
+  }));
+  return new RealmSnapshot(realm, users, groups);
+}
+
+function groupBy<T>(rows: T[], key: (row: T) => number, value: (row: T) => number) {
+  const map = new Map<number, number[]>();
+  for (const row of rows) {
+    const list = map.get(key(row));
+    if (list) list.push(value(row));
+    else map.set(key(row), [value(row)]);
+  }
+  return map;
+}

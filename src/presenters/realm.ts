@@ -1,0 +1,140 @@
+import type { Config } from "../config.js";
+import { realmUrl } from "../config.js";
+import { bool, int, jsonColumn, type RealmRow } from "../db/rows.js";
+import type { RealmSnapshot } from "../lib/realm-cache.js";
+import { groupSettingValueForApi } from "../permissions/group-settings.js";
+import { REALM_GROUP_SETTING_NAMES } from "../permissions/setting-registry.js";
+
+/** Server identity and limits shared by /server_settings and /register. */
+export const ZULIP_FEATURE_LEVEL = 496;
+export const ZULIP_VERSION = "11.0-chatd";
+export const ZULIP_MERGE_BASE = "11.0";
+
+export const LIMITS = {
+  max_stream_name_length: 60,
+  max_stream_description_length: 1024,
+  max_channel_folder_name_length: 60,
+  max_channel_folder_description_length: 1024,
+  max_topic_length: 60,
+  max_message_length: 10000,
+  max_reminder_note_length: 1000,
+  max_bulk_new_subscription_messages: 100,
+} as const;
+
+export const DEFAULT_EMPTY_TOPIC_DISPLAY_NAME = "general chat";
+
+export const emptyTopicDisplayName = (realm: RealmRow) =>
+  realm.empty_topic_display_name ?? DEFAULT_EMPTY_TOPIC_DISPLAY_NAME;
+
+export function realmIconUrl(config: Config, realm: RealmRow): string {
+  return `${realmUrl(config)}/static/images/logo/zulip-icon-128x128.png?version=${realm.icon_version}`;
+}
+
+/** POST /register's `realm` fetch type: realm_* settings, server limits and timings. */
+export function presentRealmState(
+  config: Config,
+  snapshot: RealmSnapshot,
+  longpollTimeoutSecs: number,
+): Record<string, unknown> {
+  const realm = snapshot.realm;
+  const url = realmUrl(config);
+  const state: Record<string, unknown> = {
+    realm_name: realm.name,
+    realm_description: realm.description,
+    realm_date_created: int(realm.date_created),
+    realm_url: url,
+    realm_uri: url,
+    realm_icon_url: realmIconUrl(config, realm),
+    realm_icon_source: realm.icon_source,
+    realm_logo_url: "",
+    realm_logo_source: "D",
+    realm_night_logo_url: "",
+    realm_night_logo_source: "D",
+    realm_default_language: realm.default_language,
+    realm_topics_policy: realm.topics_policy,
+    realm_mandatory_topics: bool(realm.mandatory_topics),
+    realm_empty_topic_display_name: emptyTopicDisplayName(realm),
+    realm_enable_spectator_access: bool(realm.enable_spectator_access),
+    realm_require_unique_names: bool(realm.require_unique_names),
+    realm_name_changes_disabled: bool(realm.name_changes_disabled),
+    realm_email_changes_disabled: bool(realm.email_changes_disabled),
+    realm_avatar_changes_disabled: bool(realm.avatar_changes_disabled),
+    realm_invite_required: bool(realm.invite_required),
+    realm_emails_restricted_to_domains: bool(realm.emails_restricted_to_domains),
+    realm_disallow_disposable_email_addresses: true,
+    realm_allow_message_editing: bool(realm.allow_message_editing),
+    realm_allow_edit_history: bool(realm.allow_edit_history),
+    realm_message_edit_history_visibility_policy: realm.message_edit_history_visibility_policy,
+    realm_message_content_edit_limit_seconds: realm.message_content_edit_limit_seconds,
+    realm_message_content_delete_limit_seconds: realm.message_content_delete_limit_seconds,
+    realm_move_messages_within_stream_limit_seconds: realm.move_messages_within_stream_limit_seconds,
+    realm_move_messages_between_streams_limit_seconds: realm.move_messages_between_streams_limit_seconds,
+    realm_message_retention_days: realm.message_retention_days ?? -1,
+    realm_waiting_period_threshold: realm.waiting_period_threshold,
+    realm_new_stream_announcements_stream_id: realm.new_stream_announcements_stream_id ?? -1,
+    realm_signup_announcements_stream_id: realm.signup_announcements_stream_id ?? -1,
+    realm_zulip_update_announcements_stream_id: realm.zulip_update_announcements_stream_id ?? -1,
+    realm_moderation_request_channel_id: realm.moderation_request_channel_id ?? -1,
+    realm_enable_read_receipts: bool(realm.enable_read_receipts),
+    realm_inline_image_preview: bool(realm.inline_image_preview),
+    realm_inline_url_embed_preview: bool(realm.inline_url_embed_preview),
+    realm_presence_disabled: bool(realm.presence_disabled),
+    realm_send_welcome_emails: bool(realm.send_welcome_emails),
+    realm_digest_emails_enabled: bool(realm.digest_emails_enabled),
+    realm_digest_weekday: realm.digest_weekday,
+    realm_enable_guest_user_indicator: bool(realm.enable_guest_user_indicator),
+    realm_enable_guest_user_dm_warning: bool(realm.enable_guest_user_dm_warning),
+    realm_default_code_block_language: realm.default_code_block_language,
+    realm_video_chat_provider: realm.video_chat_provider,
+    realm_giphy_rating: realm.giphy_rating,
+    realm_org_type: realm.org_type,
+    realm_plan_type: 1,
+    realm_is_zephyr_mirror_realm: false,
+    realm_email_auth_enabled: true,
+    realm_password_auth_enabled: true,
+    realm_push_notifications_enabled: false,
+    realm_push_notifications_enabled_end_timestamp: null,
+    realm_upload_quota_mib: null,
+    realm_want_advertise_in_communities_directory: false,
+    realm_require_e2ee_push_notifications: false,
+    realm_message_content_allowed_in_email_notifications: true,
+    realm_bot_domain: new URL(url).hostname,
+    realm_authentication_methods: {
+      Email: { enabled: true, available: true },
+    },
+    realm_available_video_chat_providers: { disabled: { name: "None", id: 0 } },
+    realm_default_external_accounts: {},
+    realm_welcome_message_custom_text: "",
+    zulip_plan_is_not_limited: true,
+    upgrade_text_for_wide_organization_logo: "",
+    development_environment: false,
+    server_generation: 1,
+    password_min_length: 6,
+    password_max_length: 100,
+    password_min_guesses: 10000,
+    max_file_upload_size_mib: 0,
+    max_avatar_file_size_mib: 0,
+    max_icon_file_size_mib: 0,
+    max_logo_file_size_mib: 0,
+    server_inline_image_preview: true,
+    server_inline_url_embed_preview: false,
+    server_avatar_changes_disabled: false,
+    server_name_changes_disabled: false,
+    server_needs_upgrade: false,
+    server_web_public_streams_enabled: false,
+    server_can_summarize_topics: false,
+    server_presence_ping_interval_seconds: 60,
+    server_presence_offline_threshold_seconds: 140,
+    server_typing_started_expiry_period_milliseconds: 15000,
+    server_typing_stopped_wait_period_milliseconds: 5000,
+    server_typing_started_wait_period_milliseconds: 10000,
+    event_queue_longpoll_timeout_seconds: longpollTimeoutSecs,
+    ...LIMITS,
+    ...jsonColumn<Record<string, unknown>>(realm.extra_settings, {}),
+  };
+  for (const name of REALM_GROUP_SETTING_NAMES) {
+    const groupId = realm[`${name}_id`] as number | null;
+    if (groupId !== null) state[`realm_${name}`] = groupSettingValueForApi(snapshot, groupId);
+  }
+  return state;
+}

@@ -1,0 +1,52 @@
+import { bool } from "../db/rows.js";
+import type { StateContext } from "../events/state.js";
+import { userHasPermission } from "../permissions/group-settings.js";
+import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole } from "../permissions/roles.js";
+import { REALM_GROUP_SETTINGS } from "../permissions/setting-registry.js";
+import { presentRealmState } from "./realm.js";
+import { avatarUrl, presentUser } from "./users.js";
+
+export function fetchRealmState(ctx: StateContext): Promise<Record<string, unknown>> {
+  return Promise.resolve(
+    presentRealmState(ctx.app.config, ctx.realm, ctx.app.config.heartbeat_interval_secs + 30),
+  );
+}
+
+/** The `realm_user` fetch type: everyone in the realm, plus the caller's own summary. */
+export function fetchRealmUserState(ctx: StateContext): Promise<Record<string, unknown>> {
+  const { user, realm, options } = ctx;
+  const active: Record<string, unknown>[] = [];
+  const inactive: Record<string, unknown>[] = [];
+  for (const target of realm.users) {
+    const person = presentUser(user, target, { clientGravatar: options.clientGravatar });
+    delete person.is_active; // the list it is in says so
+    (bool(target.is_active) ? active : inactive).push(person);
+  }
+  const realmRow = realm.realm;
+  const may = (setting: keyof typeof REALM_GROUP_SETTINGS) =>
+    userHasPermission(realm, user, realmRow[`${setting}_id`] as number | null, REALM_GROUP_SETTINGS[setting]);
+  const canCreatePublic = may("can_create_public_channel_group");
+  const canCreatePrivate = may("can_create_private_channel_group");
+  return Promise.resolve({
+    realm_users: active,
+    realm_non_active_users: inactive,
+    cross_realm_bots: [],
+    user_id: user.id,
+    email: user.email,
+    delivery_email: user.delivery_email,
+    full_name: user.full_name,
+    avatar_source: user.avatar_source,
+    avatar_url: avatarUrl(user, false),
+    avatar_url_medium: avatarUrl(user, false, true),
+    is_admin: isAdminRole(user.role),
+    is_owner: isOwnerRole(user.role),
+    is_moderator: isModeratorOrAbove(user.role) && !isAdminRole(user.role),
+    is_guest: isGuestRole(user.role),
+    can_create_streams: canCreatePublic || canCreatePrivate,
+    can_create_public_streams: canCreatePublic,
+    can_create_private_streams: canCreatePrivate,
+    can_create_web_public_streams: may("can_create_web_public_channel_group"),
+    can_subscribe_other_users: may("can_add_subscribers_group"),
+    can_invite_others_to_realm: may("can_invite_users_group"),
+  });
+}

@@ -1,0 +1,94 @@
+import { createHash } from "node:crypto";
+import { bool, int, type UserRow } from "../db/rows.js";
+import { ROLE, isAdminRole, isOwnerRole } from "../permissions/roles.js";
+
+/** Email visibility values (users.email_address_visibility). */
+export const EMAIL_VISIBILITY = {
+  EVERYONE: 1,
+  MEMBERS: 2,
+  ADMINS: 3,
+  NOBODY: 4,
+  MODERATORS: 5,
+} as const;
+
+/** Which visibility values a role may see through, as Zulip's table. */
+const VISIBLE_TO_ROLE: Readonly<Record<number, readonly number[]>> = {
+  [ROLE.OWNER]: [1, 2, 3, 5],
+  [ROLE.ADMINISTRATOR]: [1, 2, 3, 5],
+  [ROLE.MODERATOR]: [1, 2, 5],
+  [ROLE.MEMBER]: [1, 2],
+  [ROLE.GUEST]: [1],
+};
+
+/** May `viewer` see `target`'s real email? Bots' addresses are never hidden. */
+export function canSeeDeliveryEmail(viewer: UserRow | null, target: UserRow): boolean {
+  if (bool(target.is_bot)) return true;
+  if (!viewer) return target.email_address_visibility === EMAIL_VISIBILITY.EVERYONE;
+  if (viewer.id === target.id) return true;
+  return VISIBLE_TO_ROLE[viewer.role]?.includes(target.email_address_visibility) ?? false;
+}
+
+export function gravatarUrl(email: string, version: number, medium = false): string {
+  const hash = createHash("md5").update(email.toLowerCase()).digest("hex");
+  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${version}${medium ? "&s=500" : ""}`;
+}
+
+/**
+ * The avatar URL, or null when the client computes gravatars itself (client_gravatar)
+ * and may do so: only for users whose email is visible to everyone.
+ */
+export function avatarUrl(target: UserRow, clientGravatar: boolean, medium = false): string | null {
+  if (
+    clientGravatar &&
+    target.email_address_visibility === EMAIL_VISIBILITY.EVERYONE &&
+    target.avatar_source === "G"
+  ) {
+    return null;
+  }
+  return gravatarUrl(target.delivery_email, target.avatar_version, medium);
+}
+
+/** Python's isoformat(timespec="minutes") in UTC, as Zulip shows date_joined. */
+export function isoMinutes(unixSeconds: number): string {
+  return `${new Date(unixSeconds * 1000).toISOString().slice(0, 16)}+00:00`;
+}
+
+export interface ProfileFieldValue {
+  value: string;
+  rendered_value?: string;
+}
+
+export interface PresentUserOptions {
+  clientGravatar: boolean;
+  /** Field ID -> value for this user; given only when custom fields were requested. */
+  profileData?: Record<string, ProfileFieldValue>;
+}
+
+export type ApiUser = Record<string, unknown>;
+
+/** A User record as Zulip's format_user_row shapes it, for one viewer. */
+export function presentUser(viewer: UserRow | null, target: UserRow, options: PresentUserOptions): ApiUser {
+  const isBot = bool(target.is_bot);
+  const user: ApiUser = {
+    email: target.email,
+    user_id: target.id,
+    avatar_version: target.avatar_version,
+    is_admin: isAdminRole(target.role),
+    is_owner: isOwnerRole(target.role),
+    is_guest: target.role === ROLE.GUEST,
+    role: target.role,
+    is_bot: isBot,
+    full_name: target.full_name,
+    timezone: target.timezone,
+    is_active: bool(target.is_active),
+    date_joined: isoMinutes(int(target.date_joined)),
+    delivery_email: canSeeDeliveryEmail(viewer, target) ? target.delivery_email : null,
+    avatar_url: avatarUrl(target, options.clientGravatar),
+    is_imported_stub: bool(target.is_imported_stub),
+    bot_type: isBot ? target.bot_type : null,
+    bot_owner_id: isBot ? target.bot_owner_id : null,
+  };
+  if (bool(target.is_deleted)) user.is_deleted = true;
+  if (!isBot && options.profileData) user.profile_data = options.profileData;
+  return user;
+}

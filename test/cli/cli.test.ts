@@ -1,0 +1,273 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const BIN = join(ROOT, "bin", "chatd");
+
+function chatd(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort) => {
+    const probe = createServer();
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function waitForServer(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/api/v1/server_settings`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("server did not start");
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((r) =>
+    child.exitCode !== null ? r(child.exitCode) : child.once("exit", (code) => r(code)),
+  );
+
+describe("the chatd CLI", function () {
+  this.timeout(60_000);
+  let dataDir: string;
+
+  beforeEach(function () {
+    dataDir = mkdtempSync(join(tmpdir(), "chatd-cli-"));
+  });
+  afterEach(function () {
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const initArgs = (dir: string) => [
+    "--data-dir",
+    dir,
+    "init",
+    "--no-input",
+    "--json",
+    "--realm-name",
+    "Elsinore",
+    "--owner-email",
+    "desdemona@zulip.test",
+    "--owner-name",
+    "Desdemona",
+    "--owner-password",
+    "correct horse",
+  ];
+
+  it("init --no-input --json prints exactly one JSON object, and refuses to run twice", function () {
+    const first = chatd(initArgs(dataDir));
+    expect(first.code, first.stderr).to.equal(0);
+    const result = JSON.parse(first.stdout) as Record<string, unknown>;
+    expect(Object.keys(result).sort()).to.deep.equal(["api_key", "email", "realm_url", "user_id"]);
+    expect(result.email).to.equal("desdemona@zulip.test");
+    expect(result.api_key).to.match(/^[A-Za-z0-9]{32}$/);
+    expect(result.realm_url).to.equal("http://127.0.0.1:9991");
+
+    const second = chatd(initArgs(dataDir));
+    expect(second.code).to.equal(1);
+    expect(second.stderr).to.match(/a realm already exists/);
+    expect(second.stdout).to.equal("");
+  });
+
+  it("init without a TTY fails clearly on a missing value", function () {
+    const res = chatd(["--data-dir", dataDir, "init", "--realm-name", "X", "--owner-email", "a@zulip.test"]);
+    expect(res.code).to.equal(1);
+    expect(res.stderr).to.match(/missing --owner-name/);
+  });
+
+  it("init refuses an invalid email, and CHATD_DATA_DIR picks the directory", function () {
+    const bad = chatd(
+      [
+        "init",
+        "--no-input",
+        "--realm-name",
+        "X",
+        "--owner-email",
+        "nope",
+        "--owner-name",
+        "A",
+        "--owner-password",
+        "secret1",
+      ],
+      { CHATD_DATA_DIR: dataDir },
+    );
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.match(/Invalid email 'nope'/);
+  });
+
+  it("user create, user list, api-key and migrate --status", function () {
+    const init = JSON.parse(chatd(initArgs(dataDir)).stdout) as { api_key: string };
+    const created = chatd([
+      "--data-dir",
+      dataDir,
+      "user",
+      "create",
+      "--no-input",
+      "--json",
+      "--email",
+      "hamlet@zulip.test",
+      "--full-name",
+      "Hamlet",
+      "--password",
+      "to-be-or-not",
+      "--role",
+      "admin",
+    ]);
+    expect(created.code, created.stderr).to.equal(0);
+    expect(JSON.parse(created.stdout)).to.include({ email: "hamlet@zulip.test", role: "admin" });
+
+    const dup = chatd([
+      "--data-dir",
+      dataDir,
+      "user",
+      "create",
+      "--no-input",
+      "--email",
+      "hamlet@zulip.test",
+      "--full-name",
+      "Hamlet",
+      "--password",
+      "to-be-or-not",
+    ]);
+    expect(dup.code).to.equal(1);
+    expect(dup.stderr).to.match(/Email 'hamlet@zulip.test' already in use/);
+
+    const badRole = chatd([
+      "--data-dir",
+      dataDir,
+      "user",
+      "create",
+      "--no-input",
+      "--email",
+      "x@zulip.test",
+      "--full-name",
+      "X",
+      "--password",
+      "secret12",
+      "--role",
+      "king",
+    ]);
+    expect(badRole.code).to.equal(1);
+
+    const list = chatd(["--data-dir", dataDir, "user", "list", "--json"]);
+    const users = JSON.parse(list.stdout) as Array<{ email: string; role: string }>;
+    expect(users.map((u) => [u.email, u.role])).to.deep.equal([
+      ["desdemona@zulip.test", "owner"],
+      ["hamlet@zulip.test", "admin"],
+    ]);
+    const table = chatd(["--data-dir", dataDir, "user", "list"]);
+    expect(table.stdout).to.match(/hamlet@zulip\.test/);
+
+    const key = chatd([
+      "--data-dir",
+      dataDir,
+      "api-key",
+      "--email",
+      "desdemona@zulip.test",
+      "--revoke-all",
+      "--json",
+    ]);
+    const issued = JSON.parse(key.stdout) as { api_key: string; revoked: number };
+    expect(issued.api_key)
+      .to.match(/^[A-Za-z0-9]{32}$/)
+      .and.not.equal(init.api_key);
+    expect(issued.revoked).to.equal(1);
+
+    const status = chatd(["--data-dir", dataDir, "migrate", "--status", "--json"]);
+    expect(JSON.parse(status.stdout)).to.deep.equal({ applied: ["20261122000000_initial"], pending: [] });
+  });
+
+  it("serve: a client authenticates, registers and long-polls; SIGTERM stops it cleanly with exit 0", async function () {
+    const init = JSON.parse(chatd(initArgs(dataDir)).stdout) as { api_key: string; email: string };
+    const port = await freePort();
+    writeFileSync(join(dataDir, "settings.json"), JSON.stringify({ heartbeat_interval_secs: 30 }));
+    const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "serve", "--port", String(port)], {
+      env: { ...process.env, CHATD_LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let log = "";
+    child.stderr.on("data", (chunk: Buffer) => (log += chunk.toString()));
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitForServer(url, child);
+      const auth = {
+        authorization: `Basic ${Buffer.from(`${init.email}:${init.api_key}`).toString("base64")}`,
+      };
+      const me = (await (await fetch(`${url}/api/v1/users/me`, { headers: auth })).json()) as Record<
+        string,
+        unknown
+      >;
+      expect(me).to.include({ result: "success", email: init.email });
+      const reg = (await (
+        await fetch(`${url}/api/v1/register`, {
+          method: "POST",
+          headers: auth,
+          body: new URLSearchParams({ event_types: '["message"]' }),
+        })
+      ).json()) as { queue_id: string };
+      // A parked long-poll must not hold up a graceful shutdown.
+      const poll = fetch(
+        `${url}/api/v1/events?queue_id=${encodeURIComponent(reg.queue_id)}&last_event_id=-1`,
+        { headers: auth },
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      const started = Date.now();
+      child.kill("SIGTERM");
+      const pollBody = (await (await poll).json()) as { result: string; events: unknown[] };
+      expect(pollBody.result).to.equal("success");
+      expect(await exited(child)).to.equal(0);
+      expect(Date.now() - started).to.be.below(5000);
+      expect(log).to.match(/GET \/api\/v1\/users\/me 200/);
+      expect(log).not.to.contain(init.api_key);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  });
+
+  it("serve refuses to start without a realm", function () {
+    const res = chatd(["--data-dir", dataDir, "serve", "--port", "0"]);
+    expect(res.code).to.equal(1);
+    expect(res.stderr).to.match(/run `chatd init` first/);
+  });
+
+  it("start initializes a fresh data directory once, printing the credentials, then serves", async function () {
+    const port = await freePort();
+    const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "start", "--port", String(port)], {
+      env: { ...process.env, CHATD_LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    try {
+      await waitForServer(`http://127.0.0.1:${port}`, child);
+      expect(out).to.match(/API key:\s+\S{32}/);
+      expect(out).to.match(/Password:/);
+      child.kill("SIGINT");
+      expect(await exited(child)).to.equal(0);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+    const again = chatd(initArgs(dataDir));
+    expect(again.code).to.equal(1);
+  });
+});

@@ -1,0 +1,44 @@
+import { expect } from "chai";
+import { type Client, type Params, expectSuccess } from "./client.js";
+import { applyEvents, type Event, type State } from "./apply-events.js";
+
+/** Registers a queue; returns the whole response. */
+export async function register(client: Client, params: Params = {}): Promise<State> {
+  return expectSuccess(await client.post("/register", params)) as State;
+}
+
+/** Events queued so far (no waiting), after acknowledging up to lastEventId. */
+export async function pendingEvents(client: Client, queueId: string, lastEventId = -1): Promise<Event[]> {
+  const body = expectSuccess(
+    await client.get("/events", { queue_id: queueId, last_event_id: lastEventId, dont_block: true }),
+  );
+  return body.events as Event[];
+}
+
+const VOLATILE = ["queue_id", "last_event_id", "result", "msg"];
+
+function stable(state: State): State {
+  const copy: State = structuredClone(state);
+  for (const key of VOLATILE) delete copy[key];
+  return copy;
+}
+
+/**
+ * Zulip's verify_action: register, act, apply the queued events to the first state,
+ * and compare with a fresh register. Returns the events for further assertions.
+ */
+export async function verifyRegisterParity(
+  client: Client,
+  registerParams: Params,
+  act: () => Promise<void>,
+): Promise<Event[]> {
+  const before = await register(client, registerParams);
+  await act();
+  const events = (await pendingEvents(client, before.queue_id as string)).filter(
+    (e) => e.type !== "heartbeat",
+  );
+  const applied = applyEvents(stable(before), events);
+  const fresh = stable(await register(client, registerParams));
+  expect(applied).to.deep.equal(fresh);
+  return events;
+}

@@ -1,0 +1,72 @@
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { closeApp, createApp, startEvents, type App } from "../../src/app-context.js";
+import { testConfig, type Config } from "../../src/config.js";
+import { databasePath } from "../../src/db/knex.js";
+import { listen, type RunningServer } from "../../src/http/server.js";
+import { silentLogger, createLogger } from "../../src/logger.js";
+import { TestClock } from "./clock.js";
+import { type Client, anonymousClient } from "./client.js";
+import { Factory } from "./factories.js";
+import { templateDatabase } from "./setup.js";
+
+export const TEST_HOST = "chatd.test";
+
+export interface TestServer {
+  readonly url: string;
+  readonly app: App;
+  readonly clock: TestClock;
+  readonly factory: Factory;
+  /** A client with no credentials. */
+  readonly anonymous: Client;
+  /** Stops the server (as a graceful shutdown would) and removes its data directory. */
+  close(): Promise<void>;
+  /** Stops serving but keeps the data directory (for restart tests). */
+  stop(options?: { saveQueues?: boolean }): Promise<void>;
+  readonly dataDir: string;
+}
+
+/**
+ * The real server on an ephemeral port over a fresh copy of the migrated template
+ * database, with a hand-driven clock. Tests call it over HTTP like any client.
+ */
+export async function startTestServer(
+  overrides: Partial<Config> = {},
+  options: { dataDir?: string; keepDataDir?: boolean } = {},
+): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "chatd-test-"));
+  const config = testConfig(dataDir, {
+    external_url: `http://${TEST_HOST}`,
+    log_level: "silent",
+    heartbeat_interval_secs: 60,
+    ...overrides,
+  });
+  if (!options.dataDir) copyFileSync(templateDatabase(), databasePath(config));
+  const clock = new TestClock();
+  const logger = process.env.CHATD_TEST_LOG ? createLogger("debug") : silentLogger;
+  const app = await createApp(config, { clock, logger });
+  await startEvents(app);
+  let running: RunningServer | null = await listen(app, "127.0.0.1", 0);
+  const url = `http://127.0.0.1:${running.port}`;
+  const stop = async (stopOptions: { saveQueues?: boolean } = {}) => {
+    if (!running) return;
+    const current = running;
+    running = null;
+    await current.close();
+    await closeApp(app, stopOptions);
+  };
+  return {
+    url,
+    app,
+    clock,
+    dataDir,
+    factory: new Factory(app, url),
+    anonymous: anonymousClient(url),
+    stop,
+    async close() {
+      await stop();
+      if (!options.keepDataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { testConfig } from "../../src/config.js";
+import { createKnex, databasePath } from "../../src/db/knex.js";
+import { migrateLatest } from "../../src/db/migrate.js";
+
+/**
+ * Root hooks: migrate one template database per run; every test server starts from a
+ * copy of it (copying a closed file is far cheaper than migrating each time).
+ */
+let templateDir: string | null = null;
+
+export function templateDatabase(): string {
+  if (!templateDir) throw new Error("template database not built (is test/helpers/setup loaded?)");
+  return databasePath(testConfig(templateDir));
+}
+
+export const mochaHooks = {
+  async beforeAll(this: Mocha.Context) {
+    this.timeout(60_000);
+    templateDir = mkdtempSync(join(tmpdir(), "chatd-template-"));
+    const knex = createKnex(testConfig(templateDir));
+    await migrateLatest(knex);
+    // Fold the WAL into the main file so one file is a complete copy.
+    await knex.raw("PRAGMA wal_checkpoint(TRUNCATE)");
+    await knex.destroy();
+  },
+  afterAll() {
+    if (templateDir) rmSync(templateDir, { recursive: true, force: true });
+  },
+};
