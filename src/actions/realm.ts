@@ -58,7 +58,11 @@ export async function doCreateRealm(tx: Tx, input: CreateRealmInput): Promise<nu
   await tx.knex("user_groups").where({ realm_id: realmId }).update(nobody);
 
   const settings = Object.fromEntries(
-    REALM_GROUP_SETTING_NAMES.map((s) => [`${s}_id`, id(REALM_GROUP_SETTINGS[s].defaultGroupName)]),
+    REALM_GROUP_SETTING_NAMES.map((s) => {
+      const defaultGroup = REALM_GROUP_SETTINGS[s].defaultGroupName;
+      if (defaultGroup === "creator") throw new Error(`realm setting ${s} cannot default to a creator`);
+      return [`${s}_id`, id(defaultGroup)];
+    }),
   );
   await tx.knex("realms").where({ id: realmId }).update(settings);
   return realmId;

@@ -1,4 +1,4 @@
-import type { UserRow } from "../db/rows.js";
+import { bool, type UserRow } from "../db/rows.js";
 import type { RealmSnapshot } from "../lib/realm-cache.js";
 import { isGuestRole } from "./roles.js";
 import type { GroupPermissionSetting } from "./setting-registry.js";
@@ -41,5 +41,6 @@ export function userHasPermission(
 export function groupSettingValueForApi(snapshot: RealmSnapshot, groupId: number): GroupSettingValue {
   const node = snapshot.groups.get(groupId);
   if (!node || node.row.name !== null) return groupId;
-  return { direct_members: [...node.members], direct_subgroups: [...node.subgroups] };
+  const activeMembers = node.members.filter((id) => bool(snapshot.user(id)?.is_active));
+  return { direct_members: activeMembers, direct_subgroups: [...node.subgroups] };
 }

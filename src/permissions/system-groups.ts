@@ -51,13 +51,13 @@ export const SYSTEM_GROUPS: readonly SystemGroupSpec[] = [
   },
   {
     name: "role:members",
-    description: "Everyone except guests",
+    description: "Members of this organization, not including guests",
     role: ROLE.MEMBER,
     subgroupOf: "role:everyone",
   },
   {
     name: "role:everyone",
-    description: "Everyone including guests",
+    description: "Everyone in this organization, including guests",
     role: ROLE.GUEST,
     subgroupOf: "role:internet",
   },
