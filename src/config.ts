@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -197,6 +197,14 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     if (!(key in values)) throw new ConfigError(`Setting '${key}' has no default`);
   }
   return Object.freeze({ ...values, data_dir: dataDir }) as Config;
+}
+
+/** Writes one setting into <data_dir>/settings.json, keeping the others. */
+export function saveSetting(dataDir: string, key: SettingKey, value: string | number): void {
+  const file = join(dataDir, SETTINGS_FILE_NAME);
+  const current = existsSync(file) ? readJsonObject(file) : {};
+  coerce(key, value, file);
+  writeFileSync(file, `${JSON.stringify({ ...current, [key]: value }, null, 2)}\n`);
 }
 
 /** Builds a config without touching the filesystem beyond defaults (tests). */

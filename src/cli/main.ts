@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { apiKeyCommand } from "./commands/api-key.js";
+import { backupCommand } from "./commands/backup.js";
 import { initCommand } from "./commands/init.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { serveCommand } from "./commands/serve.js";
@@ -17,7 +18,8 @@ export function createProgram(): Command {
     .addCommand(startCommand)
     .addCommand(migrateCommand)
     .addCommand(userCommand)
-    .addCommand(apiKeyCommand);
+    .addCommand(apiKeyCommand)
+    .addCommand(backupCommand);
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -192,6 +192,17 @@ describe("the chatd CLI", function () {
       .to.match(/^[A-Za-z0-9]{32}$/)
       .and.not.equal(init.api_key);
     expect(issued.revoked).to.equal(1);
+
+    const backupFile = join(dataDir, "backup.sqlite3");
+    const backup = chatd(["--data-dir", dataDir, "backup", "--to", backupFile]);
+    expect(backup.code, backup.stderr).to.equal(0);
+    // Restoring = putting the file in place as chatd.sqlite3 of a data directory.
+    const restored = join(dataDir, "restored");
+    mkdirSync(restored);
+    copyFileSync(backupFile, join(restored, "chatd.sqlite3"));
+    const fromBackup = chatd(["--data-dir", restored, "user", "list", "--json"]);
+    expect((JSON.parse(fromBackup.stdout) as unknown[]).length).to.equal(2);
+    expect(chatd(["--data-dir", dataDir, "backup", "--to", backupFile]).code).to.equal(1);
 
     const status = chatd(["--data-dir", dataDir, "migrate", "--status", "--json"]);
     expect(JSON.parse(status.stdout)).to.deep.equal({ applied: ["20261122000000_initial"], pending: [] });

@@ -9,7 +9,7 @@ import { silentLogger, createLogger } from "../../src/logger.js";
 import { TestClock } from "./clock.js";
 import { type Client, anonymousClient } from "./client.js";
 import { Factory } from "./factories.js";
-import { templateDatabase } from "./setup.js";
+import { templateDatabase, testDbDriver } from "./setup.js";
 
 export const TEST_HOST = "chatd.test";
 
@@ -40,6 +40,7 @@ export async function startTestServer(
     external_url: `http://${TEST_HOST}`,
     log_level: "silent",
     heartbeat_interval_secs: 60,
+    db_driver: testDbDriver(),
     ...overrides,
   });
   if (!options.dataDir) copyFileSync(templateDatabase(), databasePath(config));

@@ -11,6 +11,11 @@ import { migrateLatest } from "../../src/db/migrate.js";
  */
 let templateDir: string | null = null;
 
+/** The whole suite can run on either driver: CHATD_TEST_DB_DRIVER=better-sqlite3 npm test. */
+export function testDbDriver(): "sqlite3" | "better-sqlite3" {
+  return process.env.CHATD_TEST_DB_DRIVER === "better-sqlite3" ? "better-sqlite3" : "sqlite3";
+}
+
 export function templateDatabase(): string {
   if (!templateDir) throw new Error("template database not built (is test/helpers/setup loaded?)");
   return databasePath(testConfig(templateDir));
@@ -20,7 +25,7 @@ export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
     this.timeout(60_000);
     templateDir = mkdtempSync(join(tmpdir(), "chatd-template-"));
-    const knex = createKnex(testConfig(templateDir));
+    const knex = createKnex(testConfig(templateDir, { db_driver: testDbDriver() }));
     await migrateLatest(knex);
     // Fold the WAL into the main file so one file is a complete copy.
     await knex.raw("PRAGMA wal_checkpoint(TRUNCATE)");

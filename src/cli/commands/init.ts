@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { Command } from "commander";
 import chalk from "chalk";
 import { checkInitRealm, realmExists, type InitResult } from "../../actions/init.js";
+import { saveSetting } from "../../config.js";
 import { configFor, withApp } from "../context.js";
 import { CliError, printJson, printLine } from "../output.js";
 import { valueOrAsk } from "../prompts.js";
@@ -35,7 +36,7 @@ export const initCommand = new Command("init")
   .option("--owner-email <email>", "first owner's email (their login)")
   .option("--owner-name <name>", "first owner's full name")
   .option("--owner-password <password>", "first owner's password")
-  .option("--external-url <url>", "public URL of the server (saved nowhere; use settings.json to persist)")
+  .option("--external-url <url>", "public URL of the server (saved to <data-dir>/settings.json)")
   .option("--no-input", "never prompt; fail if a value is missing")
   .option("--json", "print only {realm_url, email, user_id, api_key} as JSON")
   .action(async (opts: InitOptions, cmd: Command) => {
@@ -58,6 +59,7 @@ export const initCommand = new Command("init")
         ),
       };
       const result = await checkInitRealm(app, input);
+      if (opts.externalUrl !== undefined) saveSetting(config.data_dir, "external_url", opts.externalUrl);
       if (opts.json) printJson(result);
       else printCredentials(result);
     });

@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "chai";
+import { ConfigError, emailHost, loadConfig, realmUrl, saveSetting } from "../../src/config.js";
+
+describe("configuration layering", function () {
+  let dir: string;
+  beforeEach(function () {
+    dir = mkdtempSync(join(tmpdir(), "chatd-config-"));
+  });
+  afterEach(function () {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("uses the documented defaults", function () {
+    const config = loadConfig({ dataDir: dir, env: {} });
+    expect(config).to.include({
+      host: "127.0.0.1",
+      port: 9991,
+      heartbeat_interval_secs: 60,
+      idle_queue_timeout_secs: 600,
+    });
+    expect(config.log_level).to.equal("info");
+    expect(config.sqlite_synchronous).to.equal("full");
+    expect(realmUrl(config)).to.equal("http://127.0.0.1:9991");
+  });
+
+  it("applies settings.json, then environment, then flags", function () {
+    writeFileSync(
+      join(dir, "settings.json"),
+      JSON.stringify({ port: 8000, host: "0.0.0.0", log_level: "warn" }),
+    );
+    const config = loadConfig({
+      dataDir: dir,
+      env: { CHATD_PORT: "8001", CHATD_LOG_LEVEL: "debug" },
+      overrides: { port: "8002" },
+    });
+    expect(config.host).to.equal("0.0.0.0");
+    expect(config.log_level).to.equal("debug");
+    expect(config.port).to.equal(8002);
+  });
+
+  it("takes the data directory from the flag, then CHATD_DATA_DIR, then ./data", function () {
+    expect(loadConfig({ env: { CHATD_DATA_DIR: dir } }).data_dir).to.equal(dir);
+    expect(loadConfig({ env: {} }).data_dir).to.equal(join(process.cwd(), "data"));
+  });
+
+  it("derives the realm URL and dummy-email host from external_url", function () {
+    const config = loadConfig({ dataDir: dir, env: { CHATD_EXTERNAL_URL: "https://chat.example.com/" } });
+    expect(realmUrl(config)).to.equal("https://chat.example.com");
+    expect(emailHost(config)).to.equal("chat.example.com");
+  });
+
+  it("refuses unknown keys and invalid values with a clear message", function () {
+    writeFileSync(join(dir, "settings.json"), JSON.stringify({ prot: 1 }));
+    expect(() => loadConfig({ dataDir: dir, env: {} })).to.throw(ConfigError, /Unknown setting 'prot'/);
+    rmSync(join(dir, "settings.json"));
+    expect(() => loadConfig({ dataDir: dir, env: { CHATD_PORT: "eighty" } })).to.throw(
+      ConfigError,
+      /port \(environment\) must be an integer/,
+    );
+    expect(() => loadConfig({ dataDir: dir, env: { CHATD_PORT: "70000" } })).to.throw(
+      ConfigError,
+      /between 0 and 65535/,
+    );
+    expect(() => loadConfig({ dataDir: dir, env: { CHATD_LOG_LEVEL: "loud" } })).to.throw(
+      ConfigError,
+      /log_level \(environment\) must be one of/,
+    );
+    writeFileSync(join(dir, "settings.json"), "[1,2]");
+    expect(() => loadConfig({ dataDir: dir, env: {} })).to.throw(ConfigError, /must hold a JSON object/);
+  });
+
+  it("saveSetting keeps other keys and validates the value", function () {
+    writeFileSync(join(dir, "settings.json"), JSON.stringify({ port: 8000 }));
+    saveSetting(dir, "external_url", "https://chat.example.com");
+    expect(loadConfig({ dataDir: dir, env: {} })).to.include({
+      port: 8000,
+      external_url: "https://chat.example.com",
+    });
+    expect(() => saveSetting(dir, "port", "x")).to.throw(ConfigError);
+  });
+});
