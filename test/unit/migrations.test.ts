@@ -48,7 +48,7 @@ describe("database: migrations and connection settings", function () {
       const knex = createKnex(testConfig(dir, { db_driver: driver }));
       try {
         const pragma = async (name: string) => {
-          const rows = (await knex.raw(`PRAGMA ${name}`)) as Array<Record<string, unknown>>;
+          const rows: Array<Record<string, unknown>> = await knex.raw(`PRAGMA ${name}`);
           return Object.values(rows[0]!)[0];
         };
         expect(await pragma("journal_mode")).to.equal("wal");
@@ -65,10 +65,9 @@ describe("database: migrations and connection settings", function () {
     const knex = createKnex(testConfig(dir));
     try {
       await migrateLatest(knex);
-      const indexes = (await knex.raw("SELECT name, sql FROM sqlite_master WHERE type = 'index'")) as Array<{
-        name: string;
-        sql: string | null;
-      }>;
+      const indexes: Array<{ name: string; sql: string | null }> = await knex.raw(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index'",
+      );
       const sql = indexes.map((i) => i.sql ?? "").join("\n");
       expect(sql).to.match(/messages.*\(`stream_id`, `topic_key`, `id`\)/);
       expect(sql).to.match(/messages.*\(`recipient_id`, `id`\)/);
