@@ -1,0 +1,391 @@
+// `npm run bench`: measures chatd against baselines taken in the same run, on the same
+// machine, and writes bench-results.json. Flags: --quick (short run), --large (1,000,000
+// messages), --driver sqlite3|better-sqlite3|both (default: sqlite3).
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { createServer } from "node:net";
+import { buildDataset, type BenchUser, type Dataset } from "./dataset.js";
+import {
+  CHATD_BIN,
+  CORES,
+  LOAD_CORE,
+  ROOT,
+  SERVER_CORE,
+  runJson,
+  rssMb,
+  spawnNode,
+  stopProcess,
+  waitForHttp,
+  BENCH_DIR,
+  inputFile,
+} from "./processes.js";
+import { median, round } from "./stats.js";
+
+type Driver = "sqlite3" | "better-sqlite3";
+
+interface Scenario {
+  name: string;
+  value: number;
+  unit: string;
+  baseline: number | null;
+  ratio: number | null;
+  driver?: Driver;
+  target?: string;
+}
+
+interface LoadResult {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+const argv = process.argv.slice(2);
+const QUICK = argv.includes("--quick");
+const LARGE = argv.includes("--large");
+const driverArg = argv[argv.indexOf("--driver") + 1];
+const DRIVERS: Driver[] =
+  argv.includes("--driver") && driverArg === "both"
+    ? ["sqlite3", "better-sqlite3"]
+    : [argv.includes("--driver") && driverArg === "better-sqlite3" ? "better-sqlite3" : "sqlite3"];
+
+const ROUNDS = QUICK ? 2 : 3;
+const LOAD_SECONDS = QUICK ? 3 : 5;
+const CONNECTIONS = 10;
+const MESSAGES = LARGE ? 1_000_000 : 100_000;
+
+const results: Scenario[] = [];
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const basic = (u: BenchUser) => `Basic ${Buffer.from(`${u.email}:${u.apiKey}`).toString("base64")}`;
+
+function load(
+  url: string,
+  headers: Record<string, string> = {},
+  extra: Record<string, unknown> = {},
+): Promise<LoadResult> {
+  return runJson<LoadResult>("load.js", {
+    url,
+    headers,
+    connections: CONNECTIONS,
+    durationSec: LOAD_SECONDS,
+    ...extra,
+  });
+}
+
+function record(s: Scenario): void {
+  results.push(s);
+  const ratio = s.ratio === null ? "" : ` (ratio ${s.ratio})`;
+  log(`  ${s.name}${s.driver ? ` [${s.driver}]` : ""}: ${s.value} ${s.unit}${ratio}`);
+}
+
+interface RunningChatd {
+  child: ChildProcess;
+  url: string;
+  coldStartMs: number;
+}
+
+async function startChatd(dataDir: string, driver: Driver): Promise<RunningChatd> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = await spawnNode([CHATD_BIN, "--data-dir", dataDir, "serve", "--port", String(port)], {
+    core: SERVER_CORE,
+    env: { CHATD_LOG_LEVEL: "warn", CHATD_DB_DRIVER: driver },
+    stdio: "ignore",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/api/v1/server_settings`, child);
+  return { child, url, coldStartMs: performance.now() - started };
+}
+
+async function startKoa(): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = await spawnNode([join(BENCH_DIR, "baselines", "koa-hello.js"), String(port)], {
+    core: SERVER_CORE,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(url, child);
+  return { child, url };
+}
+
+/** Median over rounds of (scenario / baseline), each pair measured back to back. */
+async function readScenario(
+  name: string,
+  koaUrl: string,
+  url: string,
+  headers: Record<string, string>,
+  driver: Driver,
+  target: string,
+): Promise<LoadResult> {
+  const ratios: number[] = [];
+  const values: number[] = [];
+  const baselines: number[] = [];
+  let last: LoadResult | null = null;
+  for (let r = 0; r < ROUNDS; r++) {
+    const base = await load(koaUrl);
+    const run = await load(url, headers);
+    if (run.non2xx > 0 || run.errors > 0)
+      throw new Error(`${name}: ${run.non2xx} non-2xx, ${run.errors} errors`);
+    ratios.push(run.rps / base.rps);
+    values.push(run.rps);
+    baselines.push(base.rps);
+    last = run;
+  }
+  record({
+    name,
+    value: round(median(values), 0),
+    unit: "req/s",
+    baseline: round(median(baselines), 0),
+    ratio: round(median(ratios), 3),
+    driver,
+    target,
+  });
+  return last!;
+}
+
+async function benchDriver(
+  driver: Driver,
+  dataset: Dataset,
+  koaUrl: string,
+  longpollBaselineP99: number,
+): Promise<void> {
+  log(`\nchatd on ${driver}`);
+  // Cold start: several launches, median.
+  const starts: number[] = [];
+  for (let i = 0; i < (QUICK ? 2 : 3); i++) {
+    const probe = await startChatd(dataset.dataDir, driver);
+    starts.push(probe.coldStartMs);
+    await stopProcess(probe.child);
+  }
+  record({
+    name: "cold_start_ms",
+    value: round(median(starts), 0),
+    unit: "ms",
+    baseline: null,
+    ratio: null,
+    driver,
+    target: "<= 1000",
+  });
+
+  const chatd = await startChatd(dataset.dataDir, driver);
+  try {
+    const owner = dataset.users[0]!;
+    await fetch(`${chatd.url}/api/v1/users/me`, { headers: { authorization: basic(owner) } });
+    record({
+      name: "rss_idle_mb",
+      value: round(await rssMb(chatd.child.pid!), 1),
+      unit: "MB",
+      baseline: null,
+      ratio: null,
+      driver,
+      target: "<= 100",
+    });
+
+    const usersMe = await readScenario(
+      "read_users_me_rps",
+      koaUrl,
+      `${chatd.url}/api/v1/users/me`,
+      { authorization: basic(owner) },
+      driver,
+      ">= 0.40",
+    );
+    record({
+      name: "read_users_me_p99_ms",
+      value: usersMe.p99_ms,
+      unit: "ms",
+      baseline: null,
+      ratio: null,
+      driver,
+    });
+
+    if (dataset.channels.length > 0) {
+      const subs = await readScenario(
+        "read_subscriptions_rps",
+        koaUrl,
+        `${chatd.url}/api/v1/users/me/subscriptions`,
+        { authorization: basic(owner) },
+        driver,
+        ">= 0.15",
+      );
+      record({
+        name: "read_subscriptions_p99_ms",
+        value: subs.p99_ms,
+        unit: "ms",
+        baseline: null,
+        ratio: null,
+        driver,
+        target: "<= 25",
+      });
+    }
+
+    // Memory with 10,000 parked long-polls (queues registered first).
+    const queueCount = QUICK ? 2000 : 10_000;
+    const queues = await registerQueues(chatd.url, dataset.users, queueCount);
+    const before = await rssMb(chatd.child.pid!);
+    const holder = await spawnNode(
+      [
+        join(BENCH_DIR, "longpoll-client.js"),
+        inputFile({ mode: "hold", base: chatd.url, n: queueCount, rounds: 0, queues }),
+      ],
+      {
+        core: LOAD_CORE,
+      },
+    );
+    await new Promise<void>((resolve) => holder.stdout!.once("data", () => resolve()));
+    const after = await rssMb(chatd.child.pid!);
+    await stopProcess(holder);
+    const perPollKib = ((after - before) * 1024) / queueCount;
+    record({
+      name: QUICK ? "rss_2k_longpolls_mb" : "rss_10k_longpolls_mb",
+      value: round(after, 1),
+      unit: "MB",
+      baseline: round(before, 1),
+      ratio: null,
+      driver,
+    });
+    record({
+      name: "longpoll_kib_each",
+      value: round(perPollKib, 1),
+      unit: "KiB",
+      baseline: null,
+      ratio: null,
+      driver,
+      target: "<= 20",
+    });
+    void longpollBaselineP99;
+  } finally {
+    await stopProcess(chatd.child);
+  }
+}
+
+async function registerQueues(url: string, users: BenchUser[], n: number) {
+  const queues: Array<{ auth: { email: string; apiKey: string }; queueId: string }> = [];
+  for (let i = 0; i < n; i++) {
+    const user = users[i % users.length]!;
+    const res = await fetch(`${url}/api/v1/register`, {
+      method: "POST",
+      headers: { authorization: basic(user), "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ event_types: '["message"]', fetch_event_types: "[]" }),
+    });
+    const body = (await res.json()) as { queue_id: string };
+    queues.push({ auth: { email: user.email, apiKey: user.apiKey }, queueId: body.queue_id });
+  }
+  return queues;
+}
+
+async function main(): Promise<void> {
+  const startedAt = Date.now();
+  log(
+    `chatd benchmark (${QUICK ? "quick" : "full"}${LARGE ? ", large" : ""}); ${CORES} cores; drivers: ${DRIVERS.join(", ")}`,
+  );
+  const koa = await startKoa();
+  const work = mkdtempSync(join(tmpdir(), "chatd-bench-"));
+  try {
+    // Baselines measured in this run.
+    log("\nbaselines");
+    const koaRps = await load(koa.url);
+    record({
+      name: "koa_hello_rps",
+      value: round(koaRps.rps, 0),
+      unit: "req/s",
+      baseline: null,
+      ratio: null,
+    });
+    for (const driver of DRIVERS) {
+      const write = await runJson<{ msgs_per_sec: number }>(
+        "baselines/sqlite-write.js",
+        { driver, seconds: QUICK ? 3 : 6 },
+        SERVER_CORE,
+      );
+      record({
+        name: "sqlite_write_limit_msgs",
+        value: round(write.msgs_per_sec, 0),
+        unit: "msg/s",
+        baseline: null,
+        ratio: null,
+        driver,
+      });
+    }
+    const lpPort = await freePort();
+    const lpServer = await spawnNode([join(BENCH_DIR, "baselines", "longpoll-server.js"), String(lpPort)], {
+      core: SERVER_CORE,
+    });
+    await waitForHttp(`http://127.0.0.1:${lpPort}/`, lpServer);
+    const lp = await runJson<{ p50_ms: number; p99_ms: number; lost: number }>("longpoll-client.js", {
+      mode: "baseline",
+      base: `http://127.0.0.1:${lpPort}`,
+      n: 1000,
+      rounds: QUICK ? 3 : 5,
+    });
+    await stopProcess(lpServer);
+    record({ name: "longpoll_baseline_p99_ms", value: lp.p99_ms, unit: "ms", baseline: null, ratio: null });
+
+    for (const driver of DRIVERS) {
+      log(`\nbuilding data set (${driver})`);
+      const dataDir = join(work, driver);
+      const built = performance.now();
+      const dataset = await buildDataset({ dataDir, driver, users: 200, channels: 50, messages: MESSAGES });
+      record({
+        name: "dataset_build_s",
+        value: round((performance.now() - built) / 1000, 1),
+        unit: "s",
+        baseline: null,
+        ratio: null,
+        driver,
+      });
+      await benchDriver(driver, dataset, koa.url, lp.p99_ms);
+    }
+  } finally {
+    await stopProcess(koa.child);
+    rmSync(work, { recursive: true, force: true });
+  }
+
+  const machine = {
+    cpu: cpus()[0]?.model ?? "unknown",
+    cores: CORES,
+    memory_gb: round(totalmem() / 1024 ** 3, 1),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    pinned: CORES > 1,
+    quick: QUICK,
+    large: LARGE,
+    duration_s: round((Date.now() - startedAt) / 1000, 0),
+  };
+  writeFileSync(
+    join(ROOT, "bench-results.json"),
+    `${JSON.stringify({ machine, scenarios: results }, null, 2)}\n`,
+  );
+  printTable();
+  log(`\nwrote ${join(ROOT, "bench-results.json")}`);
+}
+
+function printTable(): void {
+  const rows = results.map((s) => [
+    s.name,
+    s.driver ?? "",
+    `${s.value} ${s.unit}`,
+    s.baseline === null ? "" : String(s.baseline),
+    s.ratio === null ? "" : String(s.ratio),
+    s.target ?? "",
+  ]);
+  const headers = ["scenario", "driver", "value", "baseline", "ratio", "target"];
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ");
+  process.stdout.write(`\n${line(headers)}\n${widths.map((w) => "-".repeat(w)).join("  ")}\n`);
+  for (const row of rows) process.stdout.write(`${line(row)}\n`);
+}
+
+await main();
