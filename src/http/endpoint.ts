@@ -105,16 +105,25 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
 }
 
 function requestInfo(ctx: Context): RequestInfo {
-  const controller = new AbortController();
-  ctx.res.once("close", () => controller.abort());
   const userAgent = ctx.get("user-agent");
   const clientParam = typeof ctx.query.client === "string" ? ctx.query.client : undefined;
   const bodyClient = (ctx.request as { body?: Record<string, unknown> }).body?.client;
   const explicit = clientParam ?? (typeof bodyClient === "string" ? bodyClient : undefined);
+  let controller: AbortController | null = null;
   return {
     clientName: (explicit ?? clientFromUserAgent(userAgent)).slice(0, 30),
     userAgent,
-    signal: controller.signal,
+    // Created on first use only (long-polls): an AbortController per request is costly.
+    get signal() {
+      if (!controller) {
+        const created = new AbortController();
+        ctx.res.once("close", () => {
+          if (!ctx.res.writableFinished) created.abort();
+        });
+        controller = created;
+      }
+      return controller.signal;
+    },
   };
 }
 
