@@ -57,14 +57,15 @@ describe("full-text search", function () {
         rmSync(dir, { recursive: true, force: true });
       });
 
-      const search = async (q: string) =>
-        (
-          await whereMatches(
-            knex.select("rowid as id").from("message_search"),
-            "rowid",
-            toFtsQuery(parseSearchQuery(q)),
-          ).orderBy("id")
-        ).map((r: { id: number }) => r.id);
+      const search = async (q: string): Promise<number[]> => {
+        const query = whereMatches(
+          knex.select("rowid as id").from("message_search"),
+          "rowid",
+          toFtsQuery(parseSearchQuery(q)),
+        );
+        const rows: Array<{ id: number }> = await query.orderBy("id");
+        return rows.map((r) => r.id);
+      };
 
       it("finds messages by stemmed words in content or topic, all terms required", async function () {
         await indexMessages(knex, [
