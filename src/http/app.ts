@@ -18,12 +18,31 @@ function routeOrder(a: Endpoint, b: Endpoint): number {
   return 0;
 }
 
+/** The first path segment after /api/v1 ("users" for /api/v1/users/me). */
+function firstSegment(path: string): string {
+  const rest = path.startsWith(API_PREFIX) ? path.slice(API_PREFIX.length) : path;
+  return rest.split("/")[1] ?? "";
+}
+
+const API_PREFIX = "/api/v1";
+
 export function createHttpApp(app: App): Koa {
   const koa = new Koa({ proxy: false });
-  const router = new Router({ prefix: "/api/v1" });
+  // One router per first path segment: a request is matched only against the routes
+  // that can serve it, not against every route of the API.
+  const routers = new Map<string, Router>();
   for (const endpoint of [...ENDPOINTS].sort(routeOrder)) {
+    const segment = firstSegment(endpoint.path);
+    let router = routers.get(segment);
+    if (!router) routers.set(segment, (router = new Router({ prefix: API_PREFIX })));
     router.register(endpoint.path, [endpoint.method], (ctx) => endpoint.run(app, ctx));
   }
+  const dispatch = new Map(
+    [...routers].map(([segment, router]) => [
+      segment,
+      { router, routes: router.routes() as unknown as Koa.Middleware },
+    ]),
+  );
 
   koa.use(async (ctx, next) => {
     const started = performance.now();
@@ -47,18 +66,30 @@ export function createHttpApp(app: App): Koa {
       app.logger.info(`${ctx.method} ${ctx.path} ${ctx.status} ${ms}ms${who}`);
     }
   });
-  koa.use(bodyParser(app.config.body_limit_bytes));
-  koa.use(router.routes());
+  const parseBody = bodyParser(app.config.body_limit_bytes);
+  // GET and HEAD carry no body: skip the parser's content-type checks entirely.
+  koa.use((ctx, next) => (ctx.method === "GET" || ctx.method === "HEAD" ? next() : parseBody(ctx, next)));
   koa.use(async (ctx, next) => {
-    await next();
-    const allowed = router.stack
-      .filter((layer) => layer.match(ctx.path))
-      .flatMap((layer) => layer.methods.filter((m) => m !== "HEAD"));
-    const unique = [...new Set(allowed)];
-    if (unique.length > 0 && ctx.body === undefined) {
+    const target = ctx.path.startsWith(API_PREFIX) ? dispatch.get(firstSegment(ctx.path)) : undefined;
+    if (!target) return next();
+    await target.routes(ctx, next);
+    if (ctx.body !== undefined) return;
+    const allowed = [
+      ...new Set(
+        target.router.stack
+          .filter((layer) => layer.match(ctx.path))
+          .flatMap((layer) => layer.methods.filter((m) => m !== "HEAD")),
+      ),
+    ];
+    if (allowed.length > 0) {
       ctx.status = 405;
-      ctx.set("Allow", unique.join(", "));
-      ctx.body = { result: "error", msg: "Method Not Allowed", code: "BAD_REQUEST", allowed_methods: unique };
+      ctx.set("Allow", allowed.join(", "));
+      ctx.body = {
+        result: "error",
+        msg: "Method Not Allowed",
+        code: "BAD_REQUEST",
+        allowed_methods: allowed,
+      };
     }
   });
   return koa;
