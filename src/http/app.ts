@@ -68,10 +68,16 @@ export function createHttpApp(app: App): Koa {
   });
   const parseBody = bodyParser(app.config.body_limit_bytes);
   // GET and HEAD carry no body: skip the parser's content-type checks entirely.
-  koa.use((ctx, next) => (ctx.method === "GET" || ctx.method === "HEAD" ? next() : parseBody(ctx, next)));
+  koa.use(async (ctx, next) => {
+    if (ctx.method === "GET" || ctx.method === "HEAD") await next();
+    else await parseBody(ctx, next);
+  });
   koa.use(async (ctx, next) => {
     const target = ctx.path.startsWith(API_PREFIX) ? dispatch.get(firstSegment(ctx.path)) : undefined;
-    if (!target) return next();
+    if (!target) {
+      await next();
+      return;
+    }
     await target.routes(ctx, next);
     if (ctx.body !== undefined) return;
     const allowed = [
