@@ -85,6 +85,18 @@ export const mustBeOwner = () =>
 
 export const insufficientPermission = () => badRequest("Insufficient permission");
 
+/** What still uses a user group, as Zulip reports it when deactivation is refused. */
+export type GroupInUseObjection =
+  | { type: "subgroup"; supergroup_ids: number[] }
+  | { type: "channel"; channel_id: number; settings: string[] }
+  | { type: "user_group"; group_id: number; settings: string[] }
+  | { type: "realm"; settings: string[] };
+
+export const cannotDeactivateGroupInUse = (objections: GroupInUseObjection[]) =>
+  new JsonableError("Cannot deactivate user group in use.", "CANNOT_DEACTIVATE_GROUP_IN_USE", 400, {
+    objections,
+  });
+
 export const badEventQueueId = (queueId: string) =>
   new JsonableError(`Bad event queue ID: ${queueId}`, "BAD_EVENT_QUEUE_ID", 400, {
     queue_id: queueId,

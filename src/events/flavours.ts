@@ -1,4 +1,5 @@
 import { realmUserFlavour } from "../presenters/user-events.js";
+import { userGroupFlavour } from "../presenters/user-groups.js";
 import type { ChatEvent, QueueOptions } from "./types.js";
 
 export interface FlavourContext {
@@ -17,6 +18,7 @@ export type Flavour = (event: ChatEvent, ctx: FlavourContext) => ChatEvent | Cha
 /** Event types whose shape depends on the client; the rest go out as sent. */
 const FLAVOURS: Readonly<Record<string, Flavour>> = {
   realm_user: realmUserFlavour,
+  user_group: userGroupFlavour,
 };
 
 export const flavourFor = (type: string): Flavour | undefined => FLAVOURS[type];

@@ -3,6 +3,7 @@ import type { App } from "../app-context.js";
 import type { UserRow } from "../db/rows.js";
 import type { RealmSnapshot } from "../lib/realm-cache.js";
 import { fetchRealmState, fetchRealmUserState } from "../presenters/register-core.js";
+import { fetchRealmUserGroupsState } from "../presenters/user-groups.js";
 import type { QueueOptions } from "./types.js";
 
 export interface StateContext {
@@ -25,6 +26,7 @@ export type StateFetcher = (ctx: StateContext) => Promise<Record<string, unknown
 export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   realm: fetchRealmState,
   realm_user: fetchRealmUserState,
+  realm_user_groups: fetchRealmUserGroupsState,
 };
 
 /** Builds the state for the requested types (all when null); unknown types are ignored. */

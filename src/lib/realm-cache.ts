@@ -97,10 +97,12 @@ export class RealmCache {
    * single connection, so a query on the root knex would wait for the open transaction.
    */
   get(knex: Knex, realmId: number): Promise<RealmSnapshot> {
+    // Inside a transaction, always read fresh: the state must include the transaction's
+    // own uncommitted writes (so never cache it), and awaiting a load another request
+    // started on the root knex would wait for the connection this transaction holds.
+    if ((knex as Knex & { isTransaction?: boolean }).isTransaction) return loadSnapshot(knex, realmId);
     const cached = this.snapshots.get(realmId);
     if (cached) return cached;
-    // Inside a transaction we might read uncommitted rows: use them, never cache them.
-    if ((knex as Knex & { isTransaction?: boolean }).isTransaction) return loadSnapshot(knex, realmId);
     const generation = this.generations.get(realmId) ?? 0;
     const loading = loadSnapshot(knex, realmId);
     this.snapshots.set(realmId, loading);

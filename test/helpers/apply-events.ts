@@ -57,9 +57,53 @@ function applyRealmUser(state: State, event: Event): void {
   }
 }
 
+/**
+ * Zulip's apply_event for user_group: the list stays sorted by ID, as do its ID lists.
+ * An event about a group the client does not know (e.g. a deactivated group sent to a
+ * client without include_deactivated_groups) is a server bug: it throws.
+ */
+function applyUserGroup(state: State, event: Event): void {
+  const groups = state.realm_user_groups as Event[] | undefined;
+  if (!groups) return;
+  const byId = (a: number, b: number) => a - b;
+  if (event.op === "add") {
+    if (groups.some((g) => g.id === event.group.id)) throw new Error(`group ${event.group.id} added twice`);
+    groups.push(structuredClone(event.group));
+    groups.sort((a, b) => a.id - b.id);
+    return;
+  }
+  const group = groups.find((g) => g.id === event.group_id);
+  if (!group) throw new Error(`user_group ${String(event.op)} event for unknown group ${event.group_id}`);
+  switch (event.op) {
+    case "update":
+      Object.assign(group, structuredClone(event.data));
+      break;
+    case "add_members":
+      group.members = [...group.members, ...event.user_ids].sort(byId);
+      break;
+    case "remove_members":
+      group.members = group.members.filter((id: number) => !event.user_ids.includes(id));
+      break;
+    case "add_subgroups":
+      group.direct_subgroup_ids = [...group.direct_subgroup_ids, ...event.direct_subgroup_ids].sort(byId);
+      break;
+    case "remove_subgroups":
+      group.direct_subgroup_ids = group.direct_subgroup_ids.filter(
+        (id: number) => !event.direct_subgroup_ids.includes(id),
+      );
+      break;
+    case "remove":
+      state.realm_user_groups = groups.filter((g) => g.id !== event.group_id);
+      break;
+    default:
+      throw new Error(`unknown user_group op ${String(event.op)}`);
+  }
+}
+
 export const APPLIERS: Record<string, Applier> = {
   heartbeat: () => undefined,
   realm_user: applyRealmUser,
+  user_group: applyUserGroup,
 };
 
 export function applyEvents(state: State, events: Event[]): State {
