@@ -15,6 +15,8 @@ export type {
   RealmEmojiInfo,
   RenderContext,
 } from "./context.js";
+export { plainText } from "./plain-text.js";
+export { topicLinks, type Linkifier, type TopicLink } from "./topic-links.js";
 
 export interface RenderedMessage {
   /** rendered_content. */
