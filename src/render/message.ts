@@ -16,6 +16,7 @@ export type {
   RenderContext,
 } from "./context.js";
 export { plainText } from "./plain-text.js";
+export { scanReferences, type MessageReferences } from "./references.js";
 export { topicLinks, type Linkifier, type TopicLink } from "./topic-links.js";
 
 export interface RenderedMessage {
