@@ -1,8 +1,25 @@
 import type { Endpoint } from "../http/endpoint.js";
 import { fetchApiKey, regenerateApiKey } from "./auth.js";
+import {
+  createCustomProfileField,
+  deleteCustomProfileField,
+  getCustomProfileFields,
+  reorderCustomProfileFields,
+  updateCustomProfileField,
+} from "./custom-profile-fields.js";
 import { deleteQueue, getEvents, register } from "./events.js";
 import { getServerSettings } from "./server-settings.js";
-import { getOwnUser, getUser, getUsers } from "./users.js";
+import {
+  createUser,
+  deactivateUser,
+  getOwnUser,
+  getUser,
+  getUsers,
+  reactivateUser,
+  removeOwnProfileData,
+  updateOwnProfileData,
+  updateUser,
+} from "./users.js";
 
 /** Every endpoint the server serves under /api/v1. */
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -16,5 +33,17 @@ export const ENDPOINTS: readonly Endpoint[] = [
   // users
   getOwnUser,
   getUsers,
+  createUser,
   getUser,
+  updateUser,
+  deactivateUser,
+  reactivateUser,
+  updateOwnProfileData,
+  removeOwnProfileData,
+  // custom profile fields
+  getCustomProfileFields,
+  createCustomProfileField,
+  updateCustomProfileField,
+  deleteCustomProfileField,
+  reorderCustomProfileFields,
 ];

@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import type { App } from "../app-context.js";
 import type { UserRow } from "../db/rows.js";
 import type { RealmSnapshot } from "../lib/realm-cache.js";
+import { fetchCustomProfileFieldsState } from "../presenters/custom-profile-fields.js";
 import { fetchRealmState, fetchRealmUserState } from "../presenters/register-core.js";
 import type { QueueOptions } from "./types.js";
 
@@ -25,6 +26,7 @@ export type StateFetcher = (ctx: StateContext) => Promise<Record<string, unknown
 export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   realm: fetchRealmState,
   realm_user: fetchRealmUserState,
+  custom_profile_fields: fetchCustomProfileFieldsState,
 };
 
 /** Builds the state for the requested types (all when null); unknown types are ignored. */
