@@ -9,6 +9,7 @@ import {
 } from "./custom-profile-fields.js";
 import { deleteQueue, getEvents, register } from "./events.js";
 import { getServerSettings } from "./server-settings.js";
+import { getUserStatus, updateOwnStatus } from "./user-status.js";
 import {
   createUser,
   deactivateUser,
@@ -46,4 +47,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   updateCustomProfileField,
   deleteCustomProfileField,
   reorderCustomProfileFields,
+  // user status
+  updateOwnStatus,
+  getUserStatus,
 ];

@@ -1,4 +1,4 @@
-import { realmUserFlavour } from "../presenters/user-events.js";
+import { realmUserFlavour, userSettingsFlavour } from "../presenters/user-events.js";
 import type { ChatEvent, QueueOptions } from "./types.js";
 
 export interface FlavourContext {
@@ -17,6 +17,7 @@ export type Flavour = (event: ChatEvent, ctx: FlavourContext) => ChatEvent | Cha
 /** Event types whose shape depends on the client; the rest go out as sent. */
 const FLAVOURS: Readonly<Record<string, Flavour>> = {
   realm_user: realmUserFlavour,
+  user_settings: userSettingsFlavour,
 };
 
 export const flavourFor = (type: string): Flavour | undefined => FLAVOURS[type];

@@ -4,6 +4,7 @@ import type { UserRow } from "../db/rows.js";
 import type { RealmSnapshot } from "../lib/realm-cache.js";
 import { fetchCustomProfileFieldsState } from "../presenters/custom-profile-fields.js";
 import { fetchRealmState, fetchRealmUserState } from "../presenters/register-core.js";
+import { fetchUserStatusState } from "../presenters/user-status.js";
 import type { QueueOptions } from "./types.js";
 
 export interface StateContext {
@@ -27,6 +28,7 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   realm: fetchRealmState,
   realm_user: fetchRealmUserState,
   custom_profile_fields: fetchCustomProfileFieldsState,
+  user_status: fetchUserStatusState,
 };
 
 /** Builds the state for the requested types (all when null); unknown types are ignored. */

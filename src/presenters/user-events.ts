@@ -28,3 +28,25 @@ export const realmUserFlavour: Flavour = (event, { options, extra }) => {
   if (!visible || !person.avatar_url.startsWith(GRAVATAR_PREFIX)) return shaped;
   return { ...shaped, person: { ...person, avatar_url: null } };
 };
+
+/**
+ * user_settings events: clients without the user_settings_object capability also get
+ * the legacy update_global_notifications event for notification settings. Actions put
+ * the user's email under LEGACY_USER_EMAIL for it; that key is never sent.
+ */
+export const LEGACY_USER_EMAIL = "legacy_user_email";
+const LEGACY_NOTIFICATION_SETTINGS = new Set(["presence_enabled"]);
+
+export const userSettingsFlavour: Flavour = (event, { options, extra }) => {
+  const { [LEGACY_USER_EMAIL]: email, ...shaped }: ChatEvent = extra ? { ...event, ...extra } : event;
+  if (options.capabilities.user_settings_object === true) return shaped;
+  const property = shaped.property;
+  if (typeof property !== "string" || !LEGACY_NOTIFICATION_SETTINGS.has(property)) return shaped;
+  const legacy: ChatEvent = {
+    type: "update_global_notifications",
+    user: email,
+    notification_name: property,
+    setting: shaped.value,
+  };
+  return [shaped, legacy];
+};

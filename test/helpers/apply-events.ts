@@ -102,6 +102,42 @@ function applyCustomProfileFields(state: State, event: Event): void {
   }
 }
 
+/** Zulip's apply_event for user_status: "" (and away=false) clear a key; empty entries go. */
+function applyUserStatus(state: State, event: Event): void {
+  const statuses = state.user_status as Record<string, Event> | undefined;
+  if (!statuses) return;
+  const key = String(event.user_id);
+  const status = (statuses[key] ??= {});
+  if ("away" in event) {
+    if (event.away) status.away = true;
+    else delete status.away;
+  }
+  if ("status_text" in event) {
+    if (event.status_text) status.status_text = event.status_text;
+    else delete status.status_text;
+  }
+  if ("emoji_name" in event) {
+    if (event.emoji_name) {
+      status.emoji_name = event.emoji_name;
+      status.emoji_code = event.emoji_code;
+      status.reaction_type = event.reaction_type;
+    } else {
+      delete status.emoji_name;
+      delete status.emoji_code;
+      delete status.reaction_type;
+    }
+  }
+  if (Object.keys(status).length === 0) delete statuses[key];
+}
+
+function applyUserSettings(state: State, event: Event): void {
+  if (state.user_settings && event.op === "update") state.user_settings[event.property] = event.value;
+}
+
+function applyLegacyNotificationSetting(state: State, event: Event): void {
+  if (event.notification_name in state) state[event.notification_name] = event.setting;
+}
+
 function applyUserGroup(state: State, event: Event): void {
   const groups = state.realm_user_groups as Event[] | undefined;
   const group = groups?.find((g) => g.id === event.group_id);
@@ -117,6 +153,9 @@ export const APPLIERS: Record<string, Applier> = {
   heartbeat: () => undefined,
   realm_user: applyRealmUser,
   custom_profile_fields: applyCustomProfileFields,
+  user_status: applyUserStatus,
+  user_settings: applyUserSettings,
+  update_global_notifications: applyLegacyNotificationSetting,
   user_group: applyUserGroup,
 };
 
