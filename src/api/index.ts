@@ -8,6 +8,12 @@ import {
   updateCustomProfileField,
 } from "./custom-profile-fields.js";
 import { deleteQueue, getEvents, register } from "./events.js";
+import {
+  addAndroidRegistrationId,
+  addApnsDeviceToken,
+  removeAndroidRegistrationId,
+  removeApnsDeviceToken,
+} from "./push-devices.js";
 import { getServerSettings } from "./server-settings.js";
 import { getUserStatus, updateOwnStatus } from "./user-status.js";
 import {
@@ -50,4 +56,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   // user status
   updateOwnStatus,
   getUserStatus,
+  // push devices (deprecated API)
+  addApnsDeviceToken,
+  removeApnsDeviceToken,
+  addAndroidRegistrationId,
+  removeAndroidRegistrationId,
 ];
