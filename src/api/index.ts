@@ -9,6 +9,12 @@ import {
 } from "./custom-profile-fields.js";
 import { deleteQueue, getEvents, register } from "./events.js";
 import {
+  addNavigationView,
+  getNavigationViews,
+  removeNavigationView,
+  updateNavigationView,
+} from "./navigation-views.js";
+import {
   addAndroidRegistrationId,
   addApnsDeviceToken,
   removeAndroidRegistrationId,
@@ -61,4 +67,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   removeApnsDeviceToken,
   addAndroidRegistrationId,
   removeAndroidRegistrationId,
+  // navigation views
+  getNavigationViews,
+  addNavigationView,
+  updateNavigationView,
+  removeNavigationView,
 ];

@@ -3,6 +3,7 @@ import type { App } from "../app-context.js";
 import type { UserRow } from "../db/rows.js";
 import type { RealmSnapshot } from "../lib/realm-cache.js";
 import { fetchCustomProfileFieldsState } from "../presenters/custom-profile-fields.js";
+import { fetchNavigationViewsState } from "../presenters/navigation-views.js";
 import { fetchRealmState, fetchRealmUserState } from "../presenters/register-core.js";
 import { fetchUserStatusState } from "../presenters/user-status.js";
 import type { QueueOptions } from "./types.js";
@@ -29,6 +30,7 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   realm_user: fetchRealmUserState,
   custom_profile_fields: fetchCustomProfileFieldsState,
   user_status: fetchUserStatusState,
+  navigation_views: fetchNavigationViewsState,
 };
 
 /** Builds the state for the requested types (all when null); unknown types are ignored. */

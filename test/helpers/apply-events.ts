@@ -149,6 +149,20 @@ function applyUserGroup(state: State, event: Event): void {
   }
 }
 
+function applyNavigationView(state: State, event: Event): void {
+  const views = state.navigation_views as Event[] | undefined;
+  if (!views) return;
+  if (event.op === "add") views.push(event.navigation_view);
+  else if (event.op === "update")
+    Object.assign(
+      views.find((v) => v.fragment === event.fragment)!,
+      event.data,
+    );
+  else if (event.op === "remove") {
+    state.navigation_views = views.filter((v) => v.fragment !== event.fragment);
+  }
+}
+
 export const APPLIERS: Record<string, Applier> = {
   heartbeat: () => undefined,
   realm_user: applyRealmUser,
@@ -157,6 +171,7 @@ export const APPLIERS: Record<string, Applier> = {
   user_settings: applyUserSettings,
   update_global_notifications: applyLegacyNotificationSetting,
   user_group: applyUserGroup,
+  navigation_view: applyNavigationView,
 };
 
 export function applyEvents(state: State, events: Event[]): State {
