@@ -20,6 +20,12 @@ import {
   removeAndroidRegistrationId,
   removeApnsDeviceToken,
 } from "./push-devices.js";
+import {
+  createSavedSnippet,
+  deleteSavedSnippet,
+  getSavedSnippets,
+  updateSavedSnippet,
+} from "./saved-snippets.js";
 import { getServerSettings } from "./server-settings.js";
 import { getUserStatus, updateOwnStatus } from "./user-status.js";
 import {
@@ -72,4 +78,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   addNavigationView,
   updateNavigationView,
   removeNavigationView,
+  // saved snippets
+  getSavedSnippets,
+  createSavedSnippet,
+  updateSavedSnippet,
+  deleteSavedSnippet,
 ];

@@ -5,6 +5,7 @@ import type { RealmSnapshot } from "../lib/realm-cache.js";
 import { fetchCustomProfileFieldsState } from "../presenters/custom-profile-fields.js";
 import { fetchNavigationViewsState } from "../presenters/navigation-views.js";
 import { fetchRealmState, fetchRealmUserState } from "../presenters/register-core.js";
+import { fetchSavedSnippetsState } from "../presenters/saved-snippets.js";
 import { fetchUserStatusState } from "../presenters/user-status.js";
 import type { QueueOptions } from "./types.js";
 
@@ -31,6 +32,7 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   custom_profile_fields: fetchCustomProfileFieldsState,
   user_status: fetchUserStatusState,
   navigation_views: fetchNavigationViewsState,
+  saved_snippets: fetchSavedSnippetsState,
 };
 
 /** Builds the state for the requested types (all when null); unknown types are ignored. */

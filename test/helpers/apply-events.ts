@@ -163,6 +163,18 @@ function applyNavigationView(state: State, event: Event): void {
   }
 }
 
+function applySavedSnippets(state: State, event: Event): void {
+  const snippets = state.saved_snippets as Event[] | undefined;
+  if (!snippets) return;
+  if (event.op === "add") snippets.push(event.saved_snippet);
+  else if (event.op === "update") {
+    const index = snippets.findIndex((s) => s.id === event.saved_snippet.id);
+    snippets[index] = event.saved_snippet;
+  } else if (event.op === "remove") {
+    state.saved_snippets = snippets.filter((s) => s.id !== event.saved_snippet_id);
+  }
+}
+
 export const APPLIERS: Record<string, Applier> = {
   heartbeat: () => undefined,
   realm_user: applyRealmUser,
@@ -172,6 +184,7 @@ export const APPLIERS: Record<string, Applier> = {
   update_global_notifications: applyLegacyNotificationSetting,
   user_group: applyUserGroup,
   navigation_view: applyNavigationView,
+  saved_snippets: applySavedSnippets,
 };
 
 export function applyEvents(state: State, events: Event[]): State {
