@@ -101,3 +101,11 @@ export const badEventQueueId = (queueId: string) =>
   new JsonableError(`Bad event queue ID: ${queueId}`, "BAD_EVENT_QUEUE_ID", 400, {
     queue_id: queueId,
   });
+
+/** Zulip's ResourceNotFoundError: HTTP 404 with the default BAD_REQUEST code. */
+export const resourceNotFound = (message: string) => new JsonableError(message, "BAD_REQUEST", 404);
+
+/** Zulip's @human_users_only. */
+export const botsNotAllowed = () => badRequest("This endpoint does not accept bot requests.");
+
+export const noSuchUser = () => badRequest("No such user");

@@ -1,5 +1,7 @@
 import type { App } from "../app-context.js";
+import { bool } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
+import { badRequest, noSuchUser } from "../errors.js";
 import { generateApiKey, hashApiKey } from "../lib/api-keys.js";
 
 /**
@@ -23,4 +25,24 @@ export async function doRevokeApiKeys(app: App, tx: Tx, userId: number): Promise
   const removed = await tx.knex("api_keys").where({ user_id: userId }).delete();
   tx.afterCommit(() => app.cache.invalidateApiKeys());
   return removed;
+}
+
+/**
+ * Issues a key for a user on the operator's request (`chatd api-key`), optionally
+ * revoking the user's other keys first. Deactivated users cannot use keys, so none is
+ * issued for them.
+ */
+export async function checkIssueApiKey(
+  app: App,
+  realmId: number,
+  userId: number,
+  options: { revokeAll: boolean; label: string },
+): Promise<{ key: string; revoked: number }> {
+  return app.db.transaction(async (tx) => {
+    const user = (await app.cache.get(tx.knex, realmId)).user(userId);
+    if (!user) throw noSuchUser();
+    if (!bool(user.is_active)) throw badRequest("User is deactivated");
+    const revoked = options.revokeAll ? await doRevokeApiKeys(app, tx, user.id) : 0;
+    return { key: await doIssueApiKey(app, tx, user.id, options.label), revoked };
+  });
 }

@@ -1,17 +1,28 @@
+import { userGroupEvents } from "../presenters/user-groups.js";
 import type { App } from "../app-context.js";
 import { emailHost } from "../config.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { insertReturningId } from "../db/insert.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest } from "../errors.js";
+import { badRequest, insufficientPermission, mustBeOwner, noSuchUser } from "../errors.js";
 import { dummyEmail, isValidEmail } from "../lib/emails.js";
 import type { RealmSnapshot } from "../lib/realm-cache.js";
+import { activeUserIds } from "../lib/recipients.js";
 import { hashPassword } from "../lib/passwords.js";
-import { ROLE, type Role } from "../permissions/roles.js";
-import { directSystemGroupsForRole } from "../permissions/system-groups.js";
-import { EMAIL_VISIBILITY, presentUser } from "../presenters/users.js";
+import { ROLE, isAdminRole, isOwnerRole, type Role } from "../permissions/roles.js";
+import { directSystemGroupsForRole, type SystemGroupName } from "../permissions/system-groups.js";
+import { VIEWER_SEES_EMAIL } from "../presenters/user-events.js";
+import {
+  EMAIL_VISIBILITY,
+  canSeeDeliveryEmail,
+  clientMayComputeGravatar,
+  gravatarUrl,
+  presentUser,
+} from "../presenters/users.js";
+import { doUpdateProfileData, validateProfileData, type ProfileDataEntry } from "./custom-profile-fields.js";
 
 export const MAX_FULL_NAME_LENGTH = 100;
+export const MIN_API_PASSWORD_LENGTH = 6;
 const NAME_INVALID_CHARS = /[*`\\>"@]/;
 
 /** Zulip's check_full_name: returns the trimmed name or refuses it. */
@@ -27,13 +38,28 @@ export function checkFullName(raw: string): string {
   return name;
 }
 
-export function checkNewEmail(snapshot: RealmSnapshot, raw: string): string {
-  const email = raw.trim();
-  if (!isValidEmail(email)) throw badRequest(`Invalid email '${email}'`);
-  if (snapshot.userByEmail(email)?.delivery_email.toLowerCase() === email.toLowerCase()) {
-    throw badRequest(`Email '${email}' already in use`);
+const nameKey = (name: string) => name.normalize("NFKC").toLowerCase();
+
+/** In realms that require unique names, no other user may have the same (case-folded) name. */
+export function checkNameAvailable(snapshot: RealmSnapshot, name: string, exceptUserId?: number): void {
+  if (!bool(snapshot.realm.require_unique_names)) return;
+  for (const user of snapshot.users) {
+    if (user.id !== exceptUserId && nameKey(user.full_name) === nameKey(name)) {
+      throw badRequest("Unique names required in this organization.");
+    }
   }
-  return email;
+}
+
+/** No other user of the realm may have the address, as real or API email (any case). */
+export function checkEmailAvailable(snapshot: RealmSnapshot, email: string, exceptUserId?: number): void {
+  const holder = snapshot.userByEmail(email);
+  if (holder && holder.id !== exceptUserId) throw badRequest(`Email '${email}' already in use`);
+}
+
+/** Zulip's password strength gate for accounts created by administrators. */
+export function checkPasswordStrength(password: string): string {
+  if (password.length < MIN_API_PASSWORD_LENGTH) throw badRequest("The password is too weak.");
+  return password;
 }
 
 export interface CreateUserInput {
@@ -50,6 +76,44 @@ export interface CreateUserInput {
   canChangeUserEmails?: boolean;
   emailAddressVisibility?: number;
 }
+
+/** The user_group add_members / remove_members event Zulip sends to the whole realm. */
+function sendGroupMembersEvent(
+  tx: Tx,
+  snapshot: RealmSnapshot,
+  op: "add_members" | "remove_members",
+  groupId: number,
+  userIds: number[],
+): void {
+  const node = snapshot.groups.get(groupId);
+  if (!node) return;
+  tx.sendEventOnCommit(
+    snapshot.realm.id,
+    userGroupEvents.members(op, node, userIds),
+    activeUserIds(snapshot),
+  );
+}
+
+/**
+ * Group member lists show active users only, so (de)activating a user changes every
+ * named group they belong to directly; clients learn it through member events.
+ */
+function sendMembershipEventsForActivation(
+  tx: Tx,
+  snapshot: RealmSnapshot,
+  userId: number,
+  active: boolean,
+): void {
+  for (const node of snapshot.groups.values()) {
+    if (node.row.name !== null && node.members.includes(userId)) {
+      sendGroupMembersEvent(tx, snapshot, active ? "add_members" : "remove_members", node.row.id, [userId]);
+    }
+  }
+}
+
+/** Role groups before role:fullmembers, as Zulip sends their events. */
+const systemGroupOrder = (names: SystemGroupName[]) =>
+  [...names].sort((a, b) => Number(a === "role:fullmembers") - Number(b === "role:fullmembers"));
 
 /**
  * Inserts a user, puts it in its role's system groups, and tells the realm. Validation
@@ -81,11 +145,12 @@ export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Pr
       .where({ id })
       .update({ email: dummyEmail(id, emailHost(app.config)) });
   }
+  const groupNames = systemGroupOrder(directSystemGroupsForRole(role));
   const groups = await tx
     .knex("user_groups")
     .where({ realm_id: input.realmId, is_system_group: true })
-    .whereIn("name", directSystemGroupsForRole(role))
-    .select<Array<{ id: number }>>("id");
+    .whereIn("name", groupNames)
+    .select<Array<{ id: number; name: SystemGroupName }>>("id", "name");
   if (groups.length > 0) {
     await tx.knex("user_group_members").insert(groups.map((g) => ({ group_id: g.id, user_id: id })));
   }
@@ -101,11 +166,22 @@ export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Pr
     recipients.set(viewer.id, { person });
   }
   tx.sendEventOnCommit(input.realmId, { type: "realm_user", op: "add" }, recipients);
+  for (const name of groupNames) {
+    const group = groups.find((g) => g.name === name);
+    if (!group) continue;
+    tx.sendEventOnCommit(
+      input.realmId,
+      { type: "user_group", op: "add_members", group_id: group.id, user_ids: [id] },
+      recipients.keys(),
+    );
+  }
   return user;
 }
 
 /** Who asks for a change: a user over the API, or the server operator through the CLI. */
 export type Actor = UserRow | "operator";
+
+const actorIsOwner = (actor: Actor) => actor === "operator" || isOwnerRole(actor.role);
 
 export interface CheckCreateUserInput {
   email: string;
@@ -115,8 +191,9 @@ export interface CheckCreateUserInput {
 }
 
 /**
- * Creates a human user after validating the input. API callers must be administrators
- * holding can_create_users; the operator (CLI) may always.
+ * Creates a human user after validating the input, in Zulip's order. API callers must
+ * be administrators (the endpoint checks) holding can_create_users; the operator (CLI)
+ * may always.
  */
 export async function checkCreateUser(
   app: App,
@@ -128,9 +205,279 @@ export async function checkCreateUser(
     throw badRequest("User not authorized to create users");
   }
   const fullName = checkFullName(input.fullName);
+  const email = input.email.trim();
+  if (!isValidEmail(email)) throw badRequest("Bad name or username");
   return app.db.transaction(async (tx) => {
     const snapshot = await app.cache.get(tx.knex, realmId);
-    const email = checkNewEmail(snapshot, input.email);
-    return doCreateUser(app, tx, { realmId, email, fullName, password: input.password, role: input.role });
+    checkNameAvailable(snapshot, fullName);
+    checkEmailAvailable(snapshot, email);
+    const password = input.password === null ? null : checkPasswordStrength(input.password);
+    return doCreateUser(app, tx, { realmId, email, fullName, password, role: input.role });
+  });
+}
+
+// ---- changing a user ----
+
+/** The realm's active human owners. */
+function activeHumanOwners(snapshot: RealmSnapshot): UserRow[] {
+  return [...snapshot.users].filter((u) => bool(u.is_active) && !bool(u.is_bot) && isOwnerRole(u.role));
+}
+
+const isOnlyOwner = (snapshot: RealmSnapshot, target: UserRow) => {
+  const owners = activeHumanOwners(snapshot);
+  return owners.length === 1 && owners[0]!.id === target.id;
+};
+
+/** SPEC's role rules; returns whether the role actually changes. */
+export function checkRoleChange(snapshot: RealmSnapshot, actor: Actor, target: UserRow, role: Role): boolean {
+  if (target.role === role) return false;
+  if ((role === ROLE.OWNER || target.role === ROLE.OWNER) && !actorIsOwner(actor)) throw mustBeOwner();
+  if (target.role === ROLE.OWNER && isOnlyOwner(snapshot, target)) {
+    throw badRequest("The owner permission cannot be removed from the only organization owner.");
+  }
+  if (target.role === ROLE.GUEST && isAdminRole(role)) {
+    throw badRequest("Guests cannot be organization administrators");
+  }
+  return true;
+}
+
+/**
+ * Changes a user's role: the row, its direct system-group memberships, and the events
+ * (realm_user role update, then user_group remove/add for each group that changes).
+ */
+export async function doChangeUserRole(app: App, tx: Tx, target: UserRow, role: Role): Promise<void> {
+  const snapshot = await app.cache.get(tx.knex, target.realm_id);
+  await tx.knex("users").where({ id: target.id }).update({ role });
+  tx.afterCommit(() => app.cache.invalidate(target.realm_id));
+  tx.sendEventOnCommit(
+    target.realm_id,
+    { type: "realm_user", op: "update", person: { user_id: target.id, role } },
+    activeUserIds(snapshot),
+  );
+  const before = directSystemGroupsForRole(target.role);
+  const after = directSystemGroupsForRole(role);
+  const removed = systemGroupOrder(before.filter((g) => !after.includes(g)));
+  const added = systemGroupOrder(after.filter((g) => !before.includes(g)));
+  // Role groups first, then role:fullmembers, removals before additions (as Zulip).
+  const steps: ReadonlyArray<readonly ["add_members" | "remove_members", SystemGroupName]> = [
+    ...removed.filter((g) => g !== "role:fullmembers").map((g) => ["remove_members", g] as const),
+    ...added.filter((g) => g !== "role:fullmembers").map((g) => ["add_members", g] as const),
+    ...removed.filter((g) => g === "role:fullmembers").map((g) => ["remove_members", g] as const),
+    ...added.filter((g) => g === "role:fullmembers").map((g) => ["add_members", g] as const),
+  ];
+  for (const [op, name] of steps) {
+    const groupId = snapshot.systemGroupId(name);
+    if (op === "remove_members") {
+      await tx.knex("user_group_members").where({ group_id: groupId, user_id: target.id }).delete();
+    } else {
+      await tx
+        .knex("user_group_members")
+        .insert({ group_id: groupId, user_id: target.id })
+        .onConflict()
+        .ignore();
+    }
+    sendGroupMembersEvent(tx, snapshot, op, groupId, [target.id]);
+  }
+}
+
+export async function doChangeFullName(app: App, tx: Tx, target: UserRow, fullName: string): Promise<void> {
+  const snapshot = await app.cache.get(tx.knex, target.realm_id);
+  await tx.knex("users").where({ id: target.id }).update({ full_name: fullName });
+  tx.afterCommit(() => app.cache.invalidate(target.realm_id));
+  tx.sendEventOnCommit(
+    target.realm_id,
+    { type: "realm_user", op: "update", person: { user_id: target.id, full_name: fullName } },
+    activeUserIds(snapshot),
+  );
+}
+
+/**
+ * Changes a user's real email. Those who may see it are told the new delivery_email;
+ * a gravatar follows the address, so everyone gets the new avatar; and when the email
+ * is public, the API email changes too (new_email).
+ */
+export async function doChangeDeliveryEmail(app: App, tx: Tx, target: UserRow, email: string): Promise<void> {
+  const snapshot = await app.cache.get(tx.knex, target.realm_id);
+  const publicEmail = target.email_address_visibility === EMAIL_VISIBILITY.EVERYONE;
+  await tx
+    .knex("users")
+    .where({ id: target.id })
+    .update(publicEmail ? { delivery_email: email, email } : { delivery_email: email });
+  tx.afterCommit(() => app.cache.invalidate(target.realm_id));
+  const viewers = [...snapshot.users].filter((u) => bool(u.is_active));
+  tx.sendEventOnCommit(
+    target.realm_id,
+    { type: "realm_user", op: "update", person: { user_id: target.id, delivery_email: email } },
+    viewers.filter((v) => canSeeDeliveryEmail(v, target)).map((v) => v.id),
+  );
+  if (target.avatar_source === "G") {
+    const changed = { ...target, delivery_email: email };
+    const person = {
+      user_id: target.id,
+      avatar_source: target.avatar_source,
+      avatar_url: gravatarUrl(email, target.avatar_version),
+      avatar_url_medium: gravatarUrl(email, target.avatar_version, true),
+      avatar_version: target.avatar_version,
+    };
+    tx.sendEventOnCommit(
+      target.realm_id,
+      { type: "realm_user", op: "update", person },
+      new Map(viewers.map((v) => [v.id, { [VIEWER_SEES_EMAIL]: clientMayComputeGravatar(v, changed) }])),
+    );
+  }
+  if (publicEmail) {
+    tx.sendEventOnCommit(
+      target.realm_id,
+      { type: "realm_user", op: "update", person: { user_id: target.id, new_email: email } },
+      viewers.map((v) => v.id),
+    );
+  }
+}
+
+export interface UpdateUserInput {
+  fullName?: string;
+  role?: Role;
+  profileData?: ProfileDataEntry[];
+  newEmail?: string;
+}
+
+/**
+ * PATCH /users/{user_id} and /users/{email} (administrators; the endpoint checks), and
+ * the CLI's role changes. Everything is validated and written in one transaction, in
+ * Zulip's order: role, full name, custom profile data, email.
+ */
+export async function checkUpdateUser(
+  app: App,
+  realmId: number,
+  actor: Actor,
+  targetId: number,
+  input: UpdateUserInput,
+): Promise<void> {
+  await app.db.transaction(async (tx) => {
+    const snapshot = await app.cache.get(tx.knex, realmId);
+    const target = snapshot.user(targetId);
+    if (!target) throw noSuchUser();
+    if (input.newEmail !== undefined) {
+      if (!actorIsOwner(actor)) throw mustBeOwner();
+      if (actor !== "operator" && !bool(actor.can_change_user_emails)) throw insufficientPermission();
+    }
+    if (input.role !== undefined && checkRoleChange(snapshot, actor, target, input.role)) {
+      await doChangeUserRole(app, tx, target, input.role);
+    }
+    // A blank name is ignored, as Zulip does; administrators are not bound by
+    // name_changes_disabled.
+    if (input.fullName !== undefined && input.fullName.trim() !== "" && input.fullName !== target.full_name) {
+      const fullName = checkFullName(input.fullName);
+      checkNameAvailable(snapshot, fullName, target.id);
+      if (fullName !== target.full_name) await doChangeFullName(app, tx, target, fullName);
+    }
+    if (input.profileData !== undefined) {
+      const change = await validateProfileData(tx, snapshot, true, input.profileData, { removeEmpty: true });
+      await doUpdateProfileData(app, tx, target, change);
+    }
+    if (input.newEmail !== undefined) {
+      const email = input.newEmail.trim();
+      if (!isValidEmail(email)) throw badRequest("Invalid address.");
+      checkEmailAvailable(snapshot, email, target.id);
+      if (email !== target.delivery_email) await doChangeDeliveryEmail(app, tx, target, email);
+    }
+  });
+}
+
+// ---- deactivation ----
+
+/** Deactivates a user and the active bots they own; their event queues are dropped. */
+export async function doDeactivateUser(app: App, tx: Tx, target: UserRow): Promise<void> {
+  const snapshot = await app.cache.get(tx.knex, target.realm_id);
+  const bots = [...snapshot.users].filter(
+    (u) => bool(u.is_bot) && u.bot_owner_id === target.id && bool(u.is_active),
+  );
+  for (const user of [...bots, target]) {
+    await tx.knex("users").where({ id: user.id }).update({ is_active: false });
+    await tx.knex("subscriptions").where({ user_id: user.id }).update({ is_user_active: false });
+    tx.sendEventOnCommit(
+      target.realm_id,
+      { type: "realm_user", op: "update", person: { user_id: user.id, is_active: false } },
+      activeUserIds(snapshot),
+    );
+    sendMembershipEventsForActivation(tx, snapshot, user.id, false);
+    tx.afterCommit(() => app.events.deleteQueuesOfUser(user.id));
+  }
+  tx.afterCommit(() => app.cache.invalidate(target.realm_id));
+}
+
+/**
+ * DELETE /users/{user_id} (administrators; the endpoint checks): only an owner may
+ * deactivate an owner, and never the only one. Bots are managed through /bots, so the
+ * API does not reach them; the operator may.
+ */
+export async function checkDeactivateUser(
+  app: App,
+  realmId: number,
+  actor: Actor,
+  targetId: number,
+): Promise<void> {
+  await app.db.transaction(async (tx) => {
+    const snapshot = await app.cache.get(tx.knex, realmId);
+    const target = snapshot.user(targetId);
+    if (!target || (bool(target.is_bot) && actor !== "operator")) throw noSuchUser();
+    if (!bool(target.is_active)) throw badRequest("User is deactivated");
+    if (isOwnerRole(target.role) && !actorIsOwner(actor)) throw mustBeOwner();
+    if (isOnlyOwner(snapshot, target)) throw badRequest("Cannot deactivate the only organization owner");
+    await doDeactivateUser(app, tx, target);
+  });
+}
+
+export async function doReactivateUser(app: App, tx: Tx, target: UserRow): Promise<void> {
+  const snapshot = await app.cache.get(tx.knex, target.realm_id);
+  await tx.knex("users").where({ id: target.id }).update({ is_active: true });
+  await tx.knex("subscriptions").where({ user_id: target.id }).update({ is_user_active: true });
+  tx.afterCommit(() => app.cache.invalidate(target.realm_id));
+  tx.sendEventOnCommit(
+    target.realm_id,
+    { type: "realm_user", op: "update", person: { user_id: target.id, is_active: true } },
+    [...activeUserIds(snapshot), target.id],
+  );
+  sendMembershipEventsForActivation(tx, snapshot, target.id, true);
+}
+
+/**
+ * POST /users/{user_id}/reactivate (administrators; the endpoint checks). Reactivating
+ * an active user changes nothing, as in Zulip (which has no such check).
+ */
+export async function checkReactivateUser(
+  app: App,
+  realmId: number,
+  _actor: Actor,
+  targetId: number,
+): Promise<void> {
+  await app.db.transaction(async (tx) => {
+    const snapshot = await app.cache.get(tx.knex, realmId);
+    const target = snapshot.user(targetId);
+    if (!target) throw noSuchUser();
+    if (bool(target.is_mirror_dummy)) {
+      throw badRequest("Cannot activate a placeholder account; ask the user to sign up, instead.");
+    }
+    if (bool(target.is_active)) return;
+    await doReactivateUser(app, tx, target);
+  });
+}
+
+/** Sets a user's password (the CLI's set-password); API keys stay valid. */
+export async function checkSetPassword(
+  app: App,
+  realmId: number,
+  targetId: number,
+  password: string,
+): Promise<void> {
+  checkPasswordStrength(password);
+  const hash = await hashPassword(password);
+  await app.db.transaction(async (tx) => {
+    const snapshot = await app.cache.get(tx.knex, realmId);
+    const target = snapshot.user(targetId);
+    if (!target) throw noSuchUser();
+    if (bool(target.is_bot)) throw badRequest("Bots cannot have a password.");
+    await tx.knex("users").where({ id: target.id }).update({ password_hash: hash });
+    tx.afterCommit(() => app.cache.invalidate(realmId));
   });
 }

@@ -1,6 +1,31 @@
 import type { Endpoint } from "../http/endpoint.js";
 import { fetchApiKey, regenerateApiKey } from "./auth.js";
+import {
+  createCustomProfileField,
+  deleteCustomProfileField,
+  getCustomProfileFields,
+  reorderCustomProfileFields,
+  updateCustomProfileField,
+} from "./custom-profile-fields.js";
 import { deleteQueue, getEvents, register } from "./events.js";
+import {
+  addNavigationView,
+  getNavigationViews,
+  removeNavigationView,
+  updateNavigationView,
+} from "./navigation-views.js";
+import {
+  addAndroidRegistrationId,
+  addApnsDeviceToken,
+  removeAndroidRegistrationId,
+  removeApnsDeviceToken,
+} from "./push-devices.js";
+import {
+  createSavedSnippet,
+  deleteSavedSnippet,
+  getSavedSnippets,
+  updateSavedSnippet,
+} from "./saved-snippets.js";
 import { getServerSettings } from "./server-settings.js";
 import {
   createUserGroup,
@@ -13,7 +38,18 @@ import {
   updateUserGroupMembers,
   updateUserGroupSubgroups,
 } from "./user-groups.js";
-import { getOwnUser, getUser, getUsers } from "./users.js";
+import { getUserStatus, updateOwnStatus } from "./user-status.js";
+import {
+  createUser,
+  deactivateUser,
+  getOwnUser,
+  getUser,
+  getUsers,
+  reactivateUser,
+  removeOwnProfileData,
+  updateOwnProfileData,
+  updateUser,
+} from "./users.js";
 
 /** Every endpoint the server serves under /api/v1. */
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -27,6 +63,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   // users
   getOwnUser,
   getUsers,
+  createUser,
   getUser,
   // user groups
   createUserGroup,
@@ -38,4 +75,33 @@ export const ENDPOINTS: readonly Endpoint[] = [
   getUserGroupMembers,
   getIsUserGroupMember,
   getUserGroupSubgroups,
+  updateUser,
+  deactivateUser,
+  reactivateUser,
+  updateOwnProfileData,
+  removeOwnProfileData,
+  // custom profile fields
+  getCustomProfileFields,
+  createCustomProfileField,
+  updateCustomProfileField,
+  deleteCustomProfileField,
+  reorderCustomProfileFields,
+  // user status
+  updateOwnStatus,
+  getUserStatus,
+  // push devices (deprecated API)
+  addApnsDeviceToken,
+  removeApnsDeviceToken,
+  addAndroidRegistrationId,
+  removeAndroidRegistrationId,
+  // navigation views
+  getNavigationViews,
+  addNavigationView,
+  updateNavigationView,
+  removeNavigationView,
+  // saved snippets
+  getSavedSnippets,
+  createSavedSnippet,
+  updateSavedSnippet,
+  deleteSavedSnippet,
 ];

@@ -1,8 +1,36 @@
+import {
+  checkRemoveOwnProfileData,
+  checkUpdateOwnProfileData,
+  type ProfileDataEntry,
+} from "../actions/custom-profile-fields.js";
+import {
+  checkCreateUser,
+  checkDeactivateUser,
+  checkReactivateUser,
+  checkUpdateUser,
+} from "../actions/users.js";
+import { bool } from "../db/rows.js";
+import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p } from "../http/params.js";
-import { accessUserByIdOrEmail } from "../lib/access-users.js";
+import { check, field, p, pathInt, type Check } from "../http/params.js";
+import { accessUserById, accessUserByIdOrEmail } from "../lib/access-users.js";
+import { profileDataByUser } from "../lib/custom-profile-fields.js";
 import { maxMessageIdForUser } from "../lib/user-messages.js";
+import { isRole, type Role } from "../permissions/roles.js";
 import { presentUser } from "../presenters/users.js";
+
+/** A role value (JSON): 100, 200, 300, 400 or 600. */
+const roleParam = p.json((value, name): Role => {
+  const role = check.int()(value, name);
+  if (!isRole(role)) throw badRequest(`Invalid ${name}`);
+  return role;
+});
+
+/** {id, value} items; values are checked per field type by the action. */
+const profileDataItem: Check<ProfileDataEntry> = check.dict({
+  id: field.required(check.int()),
+  value: field.required(check.any()),
+});
 
 export const getOwnUser = defineEndpoint({
   method: "GET",
@@ -10,7 +38,10 @@ export const getOwnUser = defineEndpoint({
   auth: "user",
   params: {},
   async handler({ app, user }) {
-    const me = presentUser(user, user, { clientGravatar: false });
+    const profileData = bool(user.is_bot)
+      ? undefined
+      : ((await profileDataByUser(app.knex, user.realm_id, [user.id])).get(user.id) ?? {});
+    const me = presentUser(user, user, { clientGravatar: false, profileData });
     return { ...me, max_message_id: await maxMessageIdForUser(app.knex, user.id) };
   },
 });
@@ -24,14 +55,38 @@ export const getUsers = defineEndpoint({
     include_custom_profile_fields: p.bool().default(false),
     user_ids: p.listOf(check.int()).optional(),
   },
-  handler({ user, realm, params }) {
+  async handler({ app, user, realm, params }) {
     const wanted = params.user_ids ? new Set(params.user_ids) : null;
+    const profiles = params.include_custom_profile_fields
+      ? await profileDataByUser(app.knex, realm.realm.id)
+      : null;
     const members = [];
     for (const target of realm.users) {
       if (wanted && !wanted.has(target.id)) continue;
-      members.push(presentUser(user, target, { clientGravatar: params.client_gravatar }));
+      const profileData = profiles ? (profiles.get(target.id) ?? {}) : undefined;
+      members.push(presentUser(user, target, { clientGravatar: params.client_gravatar, profileData }));
     }
-    return Promise.resolve({ members });
+    return { members };
+  },
+});
+
+/** POST /users: administrators holding can_create_users. */
+export const createUser = defineEndpoint({
+  method: "POST",
+  path: "/users",
+  auth: "admin",
+  params: {
+    email: p.str(),
+    password: p.str(),
+    full_name: p.str(),
+  },
+  async handler({ app, user, realm, params }) {
+    const created = await checkCreateUser(app, realm.realm.id, user, {
+      email: params.email,
+      fullName: params.full_name,
+      password: params.password,
+    });
+    return { user_id: created.id };
   },
 });
 
@@ -45,8 +100,85 @@ export const getUser = defineEndpoint({
     client_gravatar: p.bool().default(true),
     include_custom_profile_fields: p.bool().default(false),
   },
-  handler({ app, user, realm, params }) {
+  async handler({ app, user, realm, params }) {
     const target = accessUserByIdOrEmail(app.config, realm, user, params.user_id_or_email);
-    return Promise.resolve({ user: presentUser(user, target, { clientGravatar: params.client_gravatar }) });
+    const profileData = params.include_custom_profile_fields
+      ? ((await profileDataByUser(app.knex, realm.realm.id, [target.id])).get(target.id) ?? {})
+      : undefined;
+    return { user: presentUser(user, target, { clientGravatar: params.client_gravatar, profileData }) };
+  },
+});
+
+/** PATCH /users/{user_id} and PATCH /users/{email} (administrators). */
+export const updateUser = defineEndpoint({
+  method: "PATCH",
+  path: "/users/:user_id_or_email",
+  auth: "admin",
+  params: {
+    user_id_or_email: p.path(p.str()),
+    full_name: p.str().optional(),
+    role: roleParam.optional(),
+    profile_data: p.listOf(profileDataItem).optional(),
+    new_email: p.str().optional(),
+  },
+  async handler({ app, user, realm, params }) {
+    const target = accessUserByIdOrEmail(app.config, realm, user, params.user_id_or_email);
+    await checkUpdateUser(app, realm.realm.id, user, target.id, {
+      fullName: params.full_name,
+      role: params.role,
+      profileData: params.profile_data,
+      newEmail: params.new_email,
+    });
+    return {};
+  },
+});
+
+/** DELETE /users/{user_id}: deactivates the user and the bots they own. */
+export const deactivateUser = defineEndpoint({
+  method: "DELETE",
+  path: "/users/:user_id",
+  auth: "admin",
+  params: {
+    user_id: pathInt(),
+    // Zulip emails the user when this is given; chatd sends no email.
+    deactivation_notification_comment: p.str({ maxLength: 2000 }).optional(),
+  },
+  async handler({ app, user, realm, params }) {
+    await checkDeactivateUser(app, realm.realm.id, user, accessUserById(realm, params.user_id).id);
+    return {};
+  },
+});
+
+export const reactivateUser = defineEndpoint({
+  method: "POST",
+  path: "/users/:user_id/reactivate",
+  auth: "admin",
+  params: { user_id: pathInt() },
+  async handler({ app, user, realm, params }) {
+    await checkReactivateUser(app, realm.realm.id, user, accessUserById(realm, params.user_id).id);
+    return {};
+  },
+});
+
+/** PATCH /users/me/profile_data: the caller's own custom profile field values. */
+export const updateOwnProfileData = defineEndpoint({
+  method: "PATCH",
+  path: "/users/me/profile_data",
+  auth: "user",
+  params: { data: p.listOf(profileDataItem) },
+  async handler({ app, user, params }) {
+    await checkUpdateOwnProfileData(app, user, params.data);
+    return {};
+  },
+});
+
+export const removeOwnProfileData = defineEndpoint({
+  method: "DELETE",
+  path: "/users/me/profile_data",
+  auth: "user",
+  params: { data: p.listOf(check.int()) },
+  async handler({ app, user, params }) {
+    await checkRemoveOwnProfileData(app, user, params.data);
+    return {};
   },
 });

@@ -1,5 +1,5 @@
-import { realmUserFlavour } from "../presenters/user-events.js";
 import { userGroupFlavour } from "../presenters/user-groups.js";
+import { realmUserFlavour, userSettingsFlavour } from "../presenters/user-events.js";
 import type { ChatEvent, QueueOptions } from "./types.js";
 
 export interface FlavourContext {
@@ -19,6 +19,7 @@ export type Flavour = (event: ChatEvent, ctx: FlavourContext) => ChatEvent | Cha
 const FLAVOURS: Readonly<Record<string, Flavour>> = {
   realm_user: realmUserFlavour,
   user_group: userGroupFlavour,
+  user_settings: userSettingsFlavour,
 };
 
 export const flavourFor = (type: string): Flavour | undefined => FLAVOURS[type];

@@ -2,8 +2,12 @@ import type { Knex } from "knex";
 import type { App } from "../app-context.js";
 import type { UserRow } from "../db/rows.js";
 import type { RealmSnapshot } from "../lib/realm-cache.js";
+import { fetchCustomProfileFieldsState } from "../presenters/custom-profile-fields.js";
+import { fetchNavigationViewsState } from "../presenters/navigation-views.js";
 import { fetchRealmState, fetchRealmUserState } from "../presenters/register-core.js";
 import { fetchRealmUserGroupsState } from "../presenters/user-groups.js";
+import { fetchSavedSnippetsState } from "../presenters/saved-snippets.js";
+import { fetchUserStatusState } from "../presenters/user-status.js";
 import type { QueueOptions } from "./types.js";
 
 export interface StateContext {
@@ -27,6 +31,10 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   realm: fetchRealmState,
   realm_user: fetchRealmUserState,
   realm_user_groups: fetchRealmUserGroupsState,
+  custom_profile_fields: fetchCustomProfileFieldsState,
+  user_status: fetchUserStatusState,
+  navigation_views: fetchNavigationViewsState,
+  saved_snippets: fetchSavedSnippetsState,
 };
 
 /** Builds the state for the requested types (all when null); unknown types are ignored. */

@@ -1,11 +1,9 @@
 import { emailHost, type Config } from "../config.js";
 import type { UserRow } from "../db/rows.js";
-import { badRequest } from "../errors.js";
+import { noSuchUser } from "../errors.js";
 import type { RealmSnapshot } from "./realm-cache.js";
 import { userIdFromDummyEmail } from "./emails.js";
 import { canSeeDeliveryEmail } from "../presenters/users.js";
-
-const noSuchUser = () => badRequest("No such user");
 
 /** A user of the realm by ID, deactivated users and bots included; else "No such user". */
 export function accessUserById(realm: RealmSnapshot, userId: number): UserRow {

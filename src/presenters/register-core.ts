@@ -1,4 +1,5 @@
 import { bool } from "../db/rows.js";
+import { profileDataByUser } from "../lib/custom-profile-fields.js";
 import type { StateContext } from "../events/state.js";
 import { userHasPermission } from "../permissions/group-settings.js";
 import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole } from "../permissions/roles.js";
@@ -12,13 +13,18 @@ export function fetchRealmState(ctx: StateContext): Promise<Record<string, unkno
   );
 }
 
-/** The `realm_user` fetch type: everyone in the realm, plus the caller's own summary. */
-export function fetchRealmUserState(ctx: StateContext): Promise<Record<string, unknown>> {
+/**
+ * The `realm_user` fetch type: everyone in the realm (humans with their custom profile
+ * field values), plus the caller's own summary.
+ */
+export async function fetchRealmUserState(ctx: StateContext): Promise<Record<string, unknown>> {
   const { user, realm, options } = ctx;
+  const profiles = await profileDataByUser(ctx.knex, realm.realm.id);
   const active: Record<string, unknown>[] = [];
   const inactive: Record<string, unknown>[] = [];
   for (const target of realm.users) {
-    const person = presentUser(user, target, { clientGravatar: options.clientGravatar });
+    const profileData = bool(target.is_bot) ? undefined : (profiles.get(target.id) ?? {});
+    const person = presentUser(user, target, { clientGravatar: options.clientGravatar, profileData });
     delete person.is_active; // the list it is in says so
     (bool(target.is_active) ? active : inactive).push(person);
   }
@@ -27,7 +33,7 @@ export function fetchRealmUserState(ctx: StateContext): Promise<Record<string, u
     userHasPermission(realm, user, realmRow[`${setting}_id`] as number | null, REALM_GROUP_SETTINGS[setting]);
   const canCreatePublic = may("can_create_public_channel_group");
   const canCreatePrivate = may("can_create_private_channel_group");
-  return Promise.resolve({
+  return {
     realm_users: active,
     realm_non_active_users: inactive,
     cross_realm_bots: [],
@@ -48,5 +54,5 @@ export function fetchRealmUserState(ctx: StateContext): Promise<Record<string, u
     can_create_web_public_streams: may("can_create_web_public_channel_group"),
     can_subscribe_other_users: may("can_add_subscribers_group"),
     can_invite_others_to_realm: may("can_invite_users_group"),
-  });
+  };
 }

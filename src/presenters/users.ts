@@ -34,34 +34,33 @@ export function gravatarUrl(email: string, version: number, medium = false): str
 }
 
 /**
- * The avatar URL, or null when the client computes gravatars itself (client_gravatar)
- * and may do so: only for users whose email is visible to everyone.
+ * The avatar URL, or null when the client computes gravatars itself: `clientGravatar`
+ * says the client asked to (client_gravatar) and may (see `clientMayComputeGravatar`).
  */
 export function avatarUrl(target: UserRow, clientGravatar: boolean, medium = false): string | null {
-  if (
-    clientGravatar &&
-    target.email_address_visibility === EMAIL_VISIBILITY.EVERYONE &&
-    target.avatar_source === "G"
-  ) {
-    return null;
-  }
+  if (clientGravatar && target.avatar_source === "G") return null;
   return gravatarUrl(target.delivery_email, target.avatar_version, medium);
 }
+
+/**
+ * SPEC's client_gravatar rule: avatar_url is null only where the requester can see the
+ * real email (and so compute the gravatar) and the avatar is a gravatar.
+ */
+export const clientMayComputeGravatar = (viewer: UserRow | null, target: UserRow) =>
+  canSeeDeliveryEmail(viewer, target);
 
 /** Python's isoformat(timespec="minutes") in UTC, as Zulip shows date_joined. */
 export function isoMinutes(unixSeconds: number): string {
   return `${new Date(unixSeconds * 1000).toISOString().slice(0, 16)}+00:00`;
 }
 
-export interface ProfileFieldValue {
-  value: string;
-  rendered_value?: string;
-}
+export type { ProfileFieldValue } from "../lib/custom-profile-fields.js";
+import type { ProfileData } from "../lib/custom-profile-fields.js";
 
 export interface PresentUserOptions {
   clientGravatar: boolean;
   /** Field ID -> value for this user; given only when custom fields were requested. */
-  profileData?: Record<string, ProfileFieldValue>;
+  profileData?: ProfileData;
 }
 
 export type ApiUser = Record<string, unknown>;
@@ -83,7 +82,7 @@ export function presentUser(viewer: UserRow | null, target: UserRow, options: Pr
     is_active: bool(target.is_active),
     date_joined: isoMinutes(int(target.date_joined)),
     delivery_email: canSeeDeliveryEmail(viewer, target) ? target.delivery_email : null,
-    avatar_url: avatarUrl(target, options.clientGravatar),
+    avatar_url: avatarUrl(target, options.clientGravatar && clientMayComputeGravatar(viewer, target)),
     is_imported_stub: bool(target.is_imported_stub),
     bot_type: isBot ? target.bot_type : null,
     bot_owner_id: isBot ? target.bot_owner_id : null,

@@ -58,7 +58,7 @@ describe("request parsing and envelopes", function () {
 
   it("answers unknown routes and methods with JSON errors", async function () {
     expectError(await hamlet().get("/no/such/endpoint"), 404, "Not Found");
-    const res = await hamlet().request("PUT", "/users/me");
+    const res = await hamlet().request("PUT", "/server_settings");
     expect(res.status).to.equal(405);
     expect(res.body).to.include({ result: "error", msg: "Method Not Allowed" });
     expect(res.body.allowed_methods).to.deep.equal(["GET"]);

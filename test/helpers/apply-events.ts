@@ -9,49 +9,84 @@ export type State = Record<string, any>;
 export type Event = Record<string, any>;
 export type Applier = (state: State, event: Event) => void;
 
+const byUserId = (a: Event, b: Event) => a.user_id - b.user_id;
+
+/** Zulip's realm_users / realm_non_active_users: one list per is_active, sorted by ID. */
 function applyRealmUser(state: State, event: Event): void {
   const person = event.person as Event;
-  const users = state.realm_users as Event[] | undefined;
-  if (!users) return;
+  const active = state.realm_users as Event[] | undefined;
+  const inactive = state.realm_non_active_users as Event[] | undefined;
+  if (!active || !inactive) return;
   switch (event.op) {
     case "add": {
       const copy = { ...person };
-      delete copy.profile_data;
       delete copy.is_active;
-      if (!users.some((u) => u.user_id === person.user_id)) users.push(copy);
-      users.sort((a, b) => a.user_id - b.user_id);
+      const list = person.is_active === false ? inactive : active;
+      if (![...active, ...inactive].some((u) => u.user_id === person.user_id)) list.push(copy);
+      list.sort(byUserId);
       break;
     }
     case "remove": {
-      const index = users.findIndex((u) => u.user_id === person.user_id);
-      if (index >= 0) {
-        const [removed] = users.splice(index, 1);
-        state.realm_non_active_users.push(removed);
-        state.realm_non_active_users.sort((a: Event, b: Event) => a.user_id - b.user_id);
+      for (const list of [active, inactive]) {
+        const index = list.findIndex((u) => u.user_id === person.user_id);
+        if (index >= 0) list.splice(index, 1);
       }
       break;
     }
     case "update": {
-      const all = [...users, ...(state.realm_non_active_users as Event[])];
-      const target = all.find((u) => u.user_id === person.user_id);
+      const target = [...active, ...inactive].find((u) => u.user_id === person.user_id);
       if (!target) break;
+      const self = state.user_id === person.user_id;
       for (const [key, value] of Object.entries(person)) {
-        if (key === "user_id" || key === "custom_profile_field") continue;
-        if (key === "new_email") target.email = value;
-        else target[key] = value;
+        if (key === "user_id") continue;
+        if (key === "is_active") {
+          // Deactivation and reactivation move the user between the two lists.
+          const [from, to] = value ? [inactive, active] : [active, inactive];
+          const index = from.findIndex((u) => u.user_id === person.user_id);
+          if (index >= 0) {
+            to.push(...from.splice(index, 1));
+            to.sort(byUserId);
+          }
+        } else if (key === "custom_profile_field") {
+          const field = value as Event;
+          target.profile_data ??= {};
+          if (field.value === null) delete target.profile_data[String(field.id)];
+          else {
+            target.profile_data[String(field.id)] =
+              "rendered_value" in field
+                ? { value: field.value, rendered_value: field.rendered_value }
+                : { value: field.value };
+          }
+        } else if (key === "new_email") {
+          target.email = value;
+          if (self) state.email = value;
+        } else if (key in target) {
+          // Like Zulip's apply_event: only fields the user record has.
+          target[key] = value;
+        }
       }
       if ("role" in person) {
         target.is_owner = person.role === 100;
         target.is_admin = person.role <= 200;
         target.is_guest = person.role === 600;
-        if (state.user_id === person.user_id) {
+      }
+      if (self) {
+        for (const key of [
+          "full_name",
+          "delivery_email",
+          "avatar_source",
+          "avatar_url",
+          "avatar_url_medium",
+        ]) {
+          if (key in person && key in state) state[key] = person[key];
+        }
+        if ("role" in person) {
           state.is_owner = target.is_owner;
           state.is_admin = target.is_admin;
           state.is_guest = target.is_guest;
           state.is_moderator = person.role === 300;
         }
       }
-      if ("full_name" in person && state.user_id === person.user_id) state.full_name = person.full_name;
       break;
     }
   }
@@ -100,17 +135,96 @@ function applyUserGroup(state: State, event: Event): void {
   }
 }
 
+/** The whole list; values of fields that no longer exist disappear from profiles. */
+function applyCustomProfileFields(state: State, event: Event): void {
+  if ("custom_profile_fields" in state) state.custom_profile_fields = event.fields;
+  const ids = new Set((event.fields as Event[]).map((f) => String(f.id)));
+  for (const user of [...(state.realm_users ?? []), ...(state.realm_non_active_users ?? [])] as Event[]) {
+    if (!user.profile_data) continue;
+    for (const id of Object.keys(user.profile_data)) if (!ids.has(id)) delete user.profile_data[id];
+  }
+}
+
+/** Zulip's apply_event for user_status: "" (and away=false) clear a key; empty entries go. */
+function applyUserStatus(state: State, event: Event): void {
+  const statuses = state.user_status as Record<string, Event> | undefined;
+  if (!statuses) return;
+  const key = String(event.user_id);
+  const status = (statuses[key] ??= {});
+  if ("away" in event) {
+    if (event.away) status.away = true;
+    else delete status.away;
+  }
+  if ("status_text" in event) {
+    if (event.status_text) status.status_text = event.status_text;
+    else delete status.status_text;
+  }
+  if ("emoji_name" in event) {
+    if (event.emoji_name) {
+      status.emoji_name = event.emoji_name;
+      status.emoji_code = event.emoji_code;
+      status.reaction_type = event.reaction_type;
+    } else {
+      delete status.emoji_name;
+      delete status.emoji_code;
+      delete status.reaction_type;
+    }
+  }
+  if (Object.keys(status).length === 0) delete statuses[key];
+}
+
+function applyUserSettings(state: State, event: Event): void {
+  if (state.user_settings && event.op === "update") state.user_settings[event.property] = event.value;
+}
+
+function applyLegacyNotificationSetting(state: State, event: Event): void {
+  if (event.notification_name in state) state[event.notification_name] = event.setting;
+}
+
+function applyNavigationView(state: State, event: Event): void {
+  const views = state.navigation_views as Event[] | undefined;
+  if (!views) return;
+  if (event.op === "add") views.push(event.navigation_view);
+  else if (event.op === "update")
+    Object.assign(
+      views.find((v) => v.fragment === event.fragment)!,
+      event.data,
+    );
+  else if (event.op === "remove") {
+    state.navigation_views = views.filter((v) => v.fragment !== event.fragment);
+  }
+}
+
+function applySavedSnippets(state: State, event: Event): void {
+  const snippets = state.saved_snippets as Event[] | undefined;
+  if (!snippets) return;
+  if (event.op === "add") snippets.push(event.saved_snippet);
+  else if (event.op === "update") {
+    const index = snippets.findIndex((s) => s.id === event.saved_snippet.id);
+    snippets[index] = event.saved_snippet;
+  } else if (event.op === "remove") {
+    state.saved_snippets = snippets.filter((s) => s.id !== event.saved_snippet_id);
+  }
+}
+
 export const APPLIERS: Record<string, Applier> = {
   heartbeat: () => undefined,
   realm_user: applyRealmUser,
+  custom_profile_fields: applyCustomProfileFields,
+  user_status: applyUserStatus,
+  user_settings: applyUserSettings,
+  update_global_notifications: applyLegacyNotificationSetting,
   user_group: applyUserGroup,
+  navigation_view: applyNavigationView,
+  saved_snippets: applySavedSnippets,
 };
 
 export function applyEvents(state: State, events: Event[]): State {
   for (const event of events) {
     const applier = APPLIERS[event.type as string];
     if (!applier) throw new Error(`no applier for event type ${String(event.type)}`);
-    applier(state, event);
+    // Appliers may keep parts of an event in the state: never let them alias it.
+    applier(state, structuredClone(event));
   }
   return state;
 }

@@ -39,6 +39,14 @@ export async function verifyRegisterParity(
   );
   const applied = applyEvents(stable(before), events);
   const fresh = stable(await register(client, registerParams));
-  expect(applied).to.deep.equal(fresh);
+  const differing = Object.keys({ ...applied, ...fresh }).filter(
+    (key) => JSON.stringify(applied[key]) !== JSON.stringify(fresh[key]),
+  );
+  const detail = differing
+    .map(
+      (key) => `${key}:\n  applied ${JSON.stringify(applied[key])}\n  fresh   ${JSON.stringify(fresh[key])}`,
+    )
+    .join("\n");
+  expect(applied, `register state + events differs from a fresh register in ${detail}`).to.deep.equal(fresh);
   return events;
 }

@@ -59,7 +59,7 @@ export class Factory {
     realmId: number,
     first: string,
     role: Role = ROLE.MEMBER,
-    extra: { isBot?: boolean; botOwnerId?: number } = {},
+    extra: { isBot?: boolean; botOwnerId?: number; emailAddressVisibility?: number } = {},
   ): Promise<TestUser> {
     const email = `${first}@zulip.test`;
     const fullName = `${capitalize(first)} ${role === ROLE.GUEST ? "Guest" : "Dane"}`;
@@ -74,6 +74,7 @@ export class Factory {
         isBot: extra.isBot,
         botType: extra.isBot ? 1 : null,
         botOwnerId: extra.botOwnerId ?? null,
+        emailAddressVisibility: extra.emailAddressVisibility,
         canCreateUsers: role === ROLE.OWNER,
         canChangeUserEmails: role === ROLE.OWNER,
       });

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { doIssueApiKey, doRevokeApiKeys } from "../../actions/api-keys.js";
+import { checkIssueApiKey } from "../../actions/api-keys.js";
 import { configFor, withApp } from "../context.js";
 import { printJson, printLine } from "../output.js";
 import { valueOrAsk } from "../prompts.js";
@@ -22,9 +22,9 @@ export const apiKeyCommand = new Command("api-key")
     await withApp(configFor(cmd), async (app) => {
       const realm = await requireRealm(app);
       const user = requireUserByEmail(realm, await valueOrAsk(opts, opts.email, "--email", "User's email"));
-      const { key, revoked } = await app.db.transaction(async (tx) => {
-        const revokedCount = opts.revokeAll ? await doRevokeApiKeys(app, tx, user.id) : 0;
-        return { key: await doIssueApiKey(app, tx, user.id, "chatd api-key"), revoked: revokedCount };
+      const { key, revoked } = await checkIssueApiKey(app, realm.realm.id, user.id, {
+        revokeAll: opts.revokeAll === true,
+        label: "chatd api-key",
       });
       if (opts.json) printJson({ email: user.email, user_id: user.id, api_key: key, revoked });
       else printLine(key);

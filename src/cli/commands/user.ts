@@ -1,43 +1,94 @@
-import { Command, Option } from "commander";
-import { checkPassword } from "../../actions/init.js";
-import { checkCreateUser } from "../../actions/users.js";
-import { bool } from "../../db/rows.js";
-import { ROLE_BY_NAME, roleName } from "../../permissions/roles.js";
+import { Command } from "commander";
+import type { App } from "../../app-context.js";
+import {
+  checkCreateUser,
+  checkDeactivateUser,
+  checkReactivateUser,
+  checkSetPassword,
+  checkUpdateUser,
+} from "../../actions/users.js";
+import { bool, type UserRow } from "../../db/rows.js";
+import { profileDataByUser } from "../../lib/custom-profile-fields.js";
+import type { RealmSnapshot } from "../../lib/realm-cache.js";
+import { ROLE_BY_NAME, roleName, type Role } from "../../permissions/roles.js";
+import { isoMinutes, presentUser } from "../../presenters/users.js";
 import { configFor, withApp } from "../context.js";
-import { formatTable, printJson, printLine } from "../output.js";
-import { valueOrAsk } from "../prompts.js";
-import { requireRealm } from "../realm.js";
+import { CliError, formatTable, printJson, printLine } from "../output.js";
+import { valueOrAsk, type PromptOptions } from "../prompts.js";
+import { requireRealm, requireUserByEmail } from "../realm.js";
 
-interface CreateOptions {
+/**
+ * `chatd user ...`: the administrator's verbs, run as the server operator through the
+ * same actions (and rules) as the API. The operator acts with an owner's rights.
+ */
+
+interface CommonOptions extends PromptOptions {
   email?: string;
+  json?: boolean;
+}
+
+const ROLE_NAMES = Object.keys(ROLE_BY_NAME);
+
+function parseRole(value: string): Role {
+  const role = ROLE_BY_NAME[value.trim().toLowerCase()];
+  if (role === undefined)
+    throw new CliError(`invalid role '${value}' (use one of: ${ROLE_NAMES.join(", ")})`);
+  return role;
+}
+
+/** Opens the app, finds the realm and the user named by --email (asking for it on a TTY). */
+async function withUser<T>(
+  cmd: Command,
+  opts: CommonOptions,
+  fn: (app: App, realm: RealmSnapshot, user: UserRow) => Promise<T>,
+): Promise<T> {
+  return withApp(configFor(cmd), async (app) => {
+    const realm = await requireRealm(app);
+    const email = await valueOrAsk(opts, opts.email, "--email", "User's email");
+    return fn(app, realm, requireUserByEmail(realm, email.trim()));
+  });
+}
+
+/** The user as the realm now sees it (after a change). */
+async function reload(app: App, realmId: number, userId: number): Promise<UserRow> {
+  const realm = await app.cache.get(app.knex, realmId);
+  return realm.user(userId)!;
+}
+
+const summary = (user: UserRow) => ({
+  user_id: user.id,
+  email: user.delivery_email,
+  full_name: user.full_name,
+  role: roleName(user.role),
+  is_active: bool(user.is_active),
+});
+
+interface CreateOptions extends CommonOptions {
   fullName?: string;
   password?: string;
-  role: string;
-  input: boolean;
-  json?: boolean;
+  role?: string;
 }
 
 const createCommand = new Command("create")
   .description("create a user")
   .option("--email <email>", "email address (login)")
   .option("--full-name <name>", "full name")
-  .option("--password <password>", "password")
-  .addOption(new Option("--role <role>", "role").choices(Object.keys(ROLE_BY_NAME)).default("member"))
+  .option("--password <password>", "password (at least 6 characters)")
+  .option("--role <role>", `role: ${ROLE_NAMES.join(", ")} (default member)`)
   .option("--no-input", "never prompt; fail if a value is missing")
   .option("--json", "print {user_id, email, role} as JSON")
   .action(async (opts: CreateOptions, cmd: Command) => {
+    const role = parseRole(opts.role ?? "member");
     await withApp(configFor(cmd), async (app) => {
       const realm = await requireRealm(app);
       const email = await valueOrAsk(opts, opts.email, "--email", "Email");
       const fullName = await valueOrAsk(opts, opts.fullName, "--full-name", "Full name");
-      const password = checkPassword(
-        await valueOrAsk(opts, opts.password, "--password", "Password", "password"),
-      );
+      const password = await valueOrAsk(opts, opts.password, "--password", "Password", "password");
       const user = await checkCreateUser(app, realm.realm.id, "operator", {
         email,
         fullName,
         password,
-        role: ROLE_BY_NAME[opts.role],
+        role,
       });
       if (opts.json) printJson({ user_id: user.id, email: user.email, role: roleName(user.role) });
       else printLine(String(user.id));
@@ -75,7 +126,109 @@ const listCommand = new Command("list")
     });
   });
 
+const showCommand = new Command("show")
+  .description("show one user: the User record, as the API gives it, with custom profile fields")
+  .option("--email <email>", "the user's real or API email")
+  .option("--no-input", "never prompt; fail if a value is missing")
+  .option("--json", "print the User record as JSON")
+  .action(async (opts: CommonOptions, cmd: Command) => {
+    await withUser(cmd, opts, async (app, realm, user) => {
+      const profileData = bool(user.is_bot)
+        ? undefined
+        : ((await profileDataByUser(app.knex, realm.realm.id, [user.id])).get(user.id) ?? {});
+      // The operator sees everything, as the user sees themselves.
+      const record = presentUser(user, user, { clientGravatar: false, profileData });
+      if (opts.json) return printJson(record);
+      const rows: Array<[string, string]> = [
+        ["ID", String(user.id)],
+        ["Email", user.delivery_email],
+        ["API email", user.email],
+        ["Name", user.full_name],
+        ["Role", roleName(user.role)],
+        ["Active", bool(user.is_active) ? "yes" : "no"],
+        ["Bot", bool(user.is_bot) ? `yes (owner ${user.bot_owner_id ?? "none"})` : "no"],
+        ["Joined", isoMinutes(Number(user.date_joined))],
+        ...Object.entries(profileData ?? {}).map(([id, v]): [string, string] => [`Field ${id}`, v.value]),
+      ];
+      printLine(rows.map(([k, v]) => `${`${k}:`.padEnd(11)} ${v}`).join("\n"));
+    });
+  });
+
+interface RoleOptions extends CommonOptions {
+  role?: string;
+}
+
+const roleCommand = new Command("role")
+  .description("change a user's role (the owner role: only the last owner cannot lose it)")
+  .option("--email <email>", "the user's real or API email")
+  .option("--role <role>", `new role: ${ROLE_NAMES.join(", ")}`)
+  .option("--no-input", "never prompt; fail if a value is missing")
+  .option("--json", "print {user_id, email, full_name, role, previous_role, is_active} as JSON")
+  .action(async (opts: RoleOptions, cmd: Command) => {
+    await withUser(cmd, opts, async (app, realm, user) => {
+      const role = parseRole(
+        await valueOrAsk(opts, opts.role, "--role", `New role (${ROLE_NAMES.join(", ")})`),
+      );
+      await checkUpdateUser(app, realm.realm.id, "operator", user.id, { role });
+      const changed = await reload(app, realm.realm.id, user.id);
+      if (opts.json) printJson({ ...summary(changed), previous_role: roleName(user.role) });
+      else printLine(`${changed.delivery_email}: ${roleName(user.role)} -> ${roleName(changed.role)}`);
+    });
+  });
+
+const deactivateCommand = new Command("deactivate")
+  .description("deactivate a user and the bots they own (never the only owner)")
+  .option("--email <email>", "the user's real or API email")
+  .option("--no-input", "never prompt; fail if a value is missing")
+  .option("--json", "print {user_id, email, full_name, role, is_active} as JSON")
+  .action(async (opts: CommonOptions, cmd: Command) => {
+    await withUser(cmd, opts, async (app, realm, user) => {
+      await checkDeactivateUser(app, realm.realm.id, "operator", user.id);
+      const changed = await reload(app, realm.realm.id, user.id);
+      if (opts.json) printJson(summary(changed));
+      else printLine(`deactivated ${changed.delivery_email}`);
+    });
+  });
+
+const reactivateCommand = new Command("reactivate")
+  .description("reactivate a deactivated user")
+  .option("--email <email>", "the user's real or API email")
+  .option("--no-input", "never prompt; fail if a value is missing")
+  .option("--json", "print {user_id, email, full_name, role, is_active} as JSON")
+  .action(async (opts: CommonOptions, cmd: Command) => {
+    await withUser(cmd, opts, async (app, realm, user) => {
+      await checkReactivateUser(app, realm.realm.id, "operator", user.id);
+      const changed = await reload(app, realm.realm.id, user.id);
+      if (opts.json) printJson(summary(changed));
+      else printLine(`reactivated ${changed.delivery_email}`);
+    });
+  });
+
+interface PasswordOptions extends CommonOptions {
+  password?: string;
+}
+
+const setPasswordCommand = new Command("set-password")
+  .description("set a user's password (their API keys stay valid)")
+  .option("--email <email>", "the user's real or API email")
+  .option("--password <password>", "the new password (at least 6 characters)")
+  .option("--no-input", "never prompt; fail if a value is missing")
+  .option("--json", "print {user_id, email, full_name, role, is_active} as JSON")
+  .action(async (opts: PasswordOptions, cmd: Command) => {
+    await withUser(cmd, opts, async (app, realm, user) => {
+      const password = await valueOrAsk(opts, opts.password, "--password", "New password", "password");
+      await checkSetPassword(app, realm.realm.id, user.id, password);
+      if (opts.json) printJson(summary(user));
+      else printLine(`password set for ${user.delivery_email}`);
+    });
+  });
+
 export const userCommand = new Command("user")
   .description("administer users")
   .addCommand(createCommand)
-  .addCommand(listCommand);
+  .addCommand(listCommand)
+  .addCommand(showCommand)
+  .addCommand(roleCommand)
+  .addCommand(deactivateCommand)
+  .addCommand(reactivateCommand)
+  .addCommand(setPasswordCommand);

@@ -1,0 +1,77 @@
+import type { App } from "../app-context.js";
+import { bool, type UserRow } from "../db/rows.js";
+import type { Tx } from "../db/tx.js";
+import { badRequest, botsNotAllowed } from "../errors.js";
+import { resolveEmoji, type Emoji } from "../lib/emoji.js";
+import { activeUserIds } from "../lib/recipients.js";
+import { LEGACY_USER_EMAIL } from "../presenters/user-events.js";
+
+export interface UserStatusInput {
+  /** Deprecated: sets presence_enabled to its negation. */
+  away?: boolean;
+  /** Already trimmed and at most 60 code points; "" clears. */
+  statusText?: string;
+  /** "" clears the emoji. */
+  emojiName?: string;
+  emojiCode?: string;
+  reactionType?: string;
+}
+
+/** An emoji as stored when cleared. */
+const NO_EMOJI: Emoji = { emoji_name: "", emoji_code: "", reaction_type: "unicode_emoji" };
+
+/** POST /users/me/status: only the values passed change. Humans only. */
+export async function checkUpdateUserStatus(app: App, user: UserRow, input: UserStatusInput): Promise<void> {
+  if (bool(user.is_bot)) throw botsNotAllowed();
+  if (input.away === undefined && input.statusText === undefined && input.emojiName === undefined) {
+    throw badRequest("Client did not pass any new values.");
+  }
+  await app.db.transaction(async (tx) => {
+    let emoji: Emoji | undefined;
+    if (input.emojiName === "") {
+      emoji = NO_EMOJI;
+    } else if (input.emojiName !== undefined) {
+      emoji = await resolveEmoji(tx.knex, user.realm_id, {
+        emoji_name: input.emojiName,
+        ...(input.emojiCode !== undefined ? { emoji_code: input.emojiCode } : {}),
+        ...(input.reactionType !== undefined ? { reaction_type: input.reactionType } : {}),
+      });
+    } else if (input.emojiCode || input.reactionType) {
+      throw badRequest("Client must pass emoji_name if they pass either emoji_code or reaction_type.");
+    }
+    await doUpdateUserStatus(app, tx, user, { away: input.away, statusText: input.statusText, emoji });
+  });
+}
+
+export async function doUpdateUserStatus(
+  app: App,
+  tx: Tx,
+  user: UserRow,
+  change: { away?: boolean; statusText?: string; emoji?: Emoji },
+): Promise<void> {
+  if (change.away !== undefined && bool(user.presence_enabled) === change.away) {
+    const presenceEnabled = !change.away;
+    await tx.knex("users").where({ id: user.id }).update({ presence_enabled: presenceEnabled });
+    tx.afterCommit(() => app.cache.invalidate(user.realm_id));
+    tx.sendEventOnCommit(
+      user.realm_id,
+      { type: "user_settings", op: "update", property: "presence_enabled", value: presenceEnabled },
+      new Map([[user.id, { [LEGACY_USER_EMAIL]: user.email }]]),
+    );
+  }
+  const fields: Record<string, string> = {};
+  if (change.statusText !== undefined) fields.status_text = change.statusText;
+  if (change.emoji) Object.assign(fields, change.emoji);
+  const updated = await tx
+    .knex("user_status")
+    .where({ user_id: user.id })
+    .update({ ...fields, timestamp: tx.now });
+  if (updated === 0) await tx.knex("user_status").insert({ user_id: user.id, timestamp: tx.now, ...fields });
+
+  const event: Record<string, unknown> = { type: "user_status", user_id: user.id };
+  if (change.away !== undefined) event.away = change.away;
+  if (change.statusText !== undefined) event.status_text = change.statusText;
+  if (change.emoji) Object.assign(event, change.emoji);
+  const snapshot = await app.cache.get(tx.knex, user.realm_id);
+  tx.sendEventOnCommit(user.realm_id, event as { type: string }, activeUserIds(snapshot));
+}
