@@ -707,9 +707,9 @@ describe("users: deactivation and reactivation", function () {
     expect(people.map((e) => e.person.is_active as unknown)).to.deep.equal([false, false, false, true]);
     // Member lists show active users only: each (de)activation updates the user's groups.
     const cordelia = u("cordelia").id;
-    const groupOps = events
-      .filter((e) => e.type === "user_group" && e.user_ids.includes(cordelia))
-      .map((e) => e.op);
+    const groupOps: unknown[] = events
+      .filter((e) => e.type === "user_group" && (e.user_ids as number[]).includes(cordelia))
+      .map((e) => e.op as unknown);
     expect(groupOps).to.deep.equal(["remove_members", "remove_members", "add_members", "add_members"]);
   });
 });
