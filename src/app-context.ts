@@ -5,6 +5,7 @@ import { migrateLatest } from "./db/migrate.js";
 import { Db } from "./db/tx.js";
 import { EventHub } from "./events/hub.js";
 import { loadSavedQueues, saveQueues } from "./events/persistence.js";
+import { watchExternalChanges } from "./db/sqlite-change-watch.js";
 import { systemClock, type Clock } from "./lib/clock.js";
 import { RealmCache } from "./lib/realm-cache.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -18,6 +19,8 @@ export interface App {
   readonly cache: RealmCache;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Housekeeping to stop when the app closes (timers). */
+  readonly onClose: Array<() => void>;
 }
 
 export interface CreateAppOptions {
@@ -47,17 +50,19 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     logger,
   );
   const db = new Db(knex, events, clock);
-  return { config, knex, db, events, cache: new RealmCache(), clock, logger };
+  return { config, knex, db, events, cache: new RealmCache(), clock, logger, onClose: [] };
 }
 
 /** Starts event-queue housekeeping and restores queues saved by the last shutdown. */
 export async function startEvents(app: App): Promise<void> {
   app.events.restore(await loadSavedQueues(app.knex));
   app.events.start();
+  app.onClose.push(watchExternalChanges(app.knex, 1000, () => app.cache.invalidateAll()));
 }
 
 /** Saves live queues (so clients survive a restart) and closes the database. */
 export async function closeApp(app: App, options: { saveQueues?: boolean } = {}): Promise<void> {
+  for (const stop of app.onClose.splice(0)) stop();
   app.events.stop();
   if (options.saveQueues) await saveQueues(app.knex, app.events.snapshot(), app.clock);
   await app.knex.destroy();

@@ -166,6 +166,13 @@ export class RealmCache {
     return this.get(knex, this.primaryRealmId);
   }
 
+  /** Forgets everything (another process, such as the CLI, wrote to the database). */
+  invalidateAll(): void {
+    for (const realmId of [...this.snapshots.keys(), ...this.generations.keys()]) this.invalidate(realmId);
+    this.invalidateApiKeys();
+    this.primaryRealmId = null;
+  }
+
   forgetPrimaryRealm(): void {
     this.primaryRealmId = null;
   }

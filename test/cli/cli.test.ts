@@ -259,6 +259,52 @@ describe("the chatd CLI", function () {
     }
   });
 
+  it("a running server sees users created by the CLI within seconds", async function () {
+    const init = JSON.parse(chatd(initArgs(dataDir)).stdout) as { api_key: string; email: string };
+    const port = await freePort();
+    const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "serve", "--port", String(port)], {
+      env: { ...process.env, CHATD_LOG_LEVEL: "warn" },
+      stdio: "ignore",
+    });
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitForServer(url, child);
+      const auth = {
+        authorization: `Basic ${Buffer.from(`${init.email}:${init.api_key}`).toString("base64")}`,
+      };
+      const emails = async () =>
+        (
+          (await (await fetch(`${url}/api/v1/users`, { headers: auth })).json()) as {
+            members: Array<{ email: string }>;
+          }
+        ).members.map((m) => m.email);
+      expect(await emails()).not.to.include("yorick@zulip.test");
+      const created = chatd([
+        "--data-dir",
+        dataDir,
+        "user",
+        "create",
+        "--no-input",
+        "--email",
+        "yorick@zulip.test",
+        "--full-name",
+        "Yorick",
+        "--password",
+        "alas-poor",
+      ]);
+      expect(created.code, created.stderr).to.equal(0);
+      let seen = false;
+      for (let i = 0; i < 40 && !seen; i++) {
+        seen = (await emails()).includes("yorick@zulip.test");
+        if (!seen) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(seen).to.equal(true);
+    } finally {
+      child.kill("SIGTERM");
+      await exited(child);
+    }
+  });
+
   it("serve refuses to start without a realm", function () {
     const res = chatd(["--data-dir", dataDir, "serve", "--port", "0"]);
     expect(res.code).to.equal(1);
