@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import * as initial from "./20261122000000_initial.js";
+import * as systemBots from "./20261123000000_system_bots.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -9,4 +10,5 @@ export interface Migration {
 /** Every migration, in the order it runs. Append only; never edit a released one. */
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migration]> = [
   ["20261122000000_initial", initial],
+  ["20261123000000_system_bots", systemBots],
 ];
