@@ -5,6 +5,7 @@ import { migrateLatest } from "./db/migrate.js";
 import { Db } from "./db/tx.js";
 import { EventHub } from "./events/hub.js";
 import { loadSavedQueues, saveQueues } from "./events/persistence.js";
+import { ChannelCache } from "./lib/channel-cache.js";
 import { systemClock, type Clock } from "./lib/clock.js";
 import { RealmCache } from "./lib/realm-cache.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -16,6 +17,8 @@ export interface App {
   readonly db: Db;
   readonly events: EventHub;
   readonly cache: RealmCache;
+  /** Channels, subscriptions, default channels and folders, per realm. */
+  readonly channels: ChannelCache;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -47,7 +50,16 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     logger,
   );
   const db = new Db(knex, events, clock);
-  return { config, knex, db, events, cache: new RealmCache(), clock, logger };
+  return {
+    config,
+    knex,
+    db,
+    events,
+    cache: new RealmCache(),
+    channels: new ChannelCache(clock),
+    clock,
+    logger,
+  };
 }
 
 /** Starts event-queue housekeeping and restores queues saved by the last shutdown. */
