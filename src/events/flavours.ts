@@ -1,3 +1,5 @@
+import { streamEventFlavour, subscriptionEventFlavour } from "../presenters/channel-events.js";
+import { messageFlavour } from "../presenters/messages.js";
 import { realmUserFlavour } from "../presenters/user-events.js";
 import type { ChatEvent, QueueOptions } from "./types.js";
 
@@ -17,6 +19,9 @@ export type Flavour = (event: ChatEvent, ctx: FlavourContext) => ChatEvent | Cha
 /** Event types whose shape depends on the client; the rest go out as sent. */
 const FLAVOURS: Readonly<Record<string, Flavour>> = {
   realm_user: realmUserFlavour,
+  stream: streamEventFlavour,
+  subscription: subscriptionEventFlavour,
+  message: messageFlavour,
 };
 
 export const flavourFor = (type: string): Flavour | undefined => FLAVOURS[type];
