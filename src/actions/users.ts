@@ -10,6 +10,7 @@ import { hashPassword } from "../lib/passwords.js";
 import { ROLE, type Role } from "../permissions/roles.js";
 import { directSystemGroupsForRole } from "../permissions/system-groups.js";
 import { EMAIL_VISIBILITY, presentUser } from "../presenters/users.js";
+import { doSubscribeToDefaultChannels } from "./subscriptions.js";
 
 export const MAX_FULL_NAME_LENGTH = 100;
 const NAME_INVALID_CHARS = /[*`\\>"@]/;
@@ -101,6 +102,8 @@ export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Pr
     recipients.set(viewer.id, { person });
   }
   tx.sendEventOnCommit(input.realmId, { type: "realm_user", op: "add" }, recipients);
+  // New people join the realm's default channels (bots do not).
+  await doSubscribeToDefaultChannels(app, tx, user);
   return user;
 }
 

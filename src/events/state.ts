@@ -2,6 +2,12 @@ import type { Knex } from "knex";
 import type { App } from "../app-context.js";
 import type { UserRow } from "../db/rows.js";
 import type { RealmSnapshot } from "../lib/realm-cache.js";
+import {
+  fetchChannelFolderState,
+  fetchDefaultStreamsState,
+  fetchStreamState,
+  fetchSubscriptionState,
+} from "../presenters/channel-state.js";
 import { fetchRealmState, fetchRealmUserState } from "../presenters/register-core.js";
 import type { QueueOptions } from "./types.js";
 
@@ -25,6 +31,10 @@ export type StateFetcher = (ctx: StateContext) => Promise<Record<string, unknown
 export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   realm: fetchRealmState,
   realm_user: fetchRealmUserState,
+  subscription: fetchSubscriptionState,
+  stream: fetchStreamState,
+  channel_folders: fetchChannelFolderState,
+  default_streams: fetchDefaultStreamsState,
 };
 
 /** Builds the state for the requested types (all when null); unknown types are ignored. */
