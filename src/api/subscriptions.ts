@@ -3,6 +3,8 @@ import {
   checkUnsubscribe,
   checkUpdateSubscriptionProperties,
 } from "../actions/subscriptions.js";
+import { bool } from "../db/rows.js";
+import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
 import { check, field, p, pathInt } from "../http/params.js";
 import { accessUserById } from "../lib/access-users.js";
@@ -93,6 +95,7 @@ export const getSubscriptionStatus = defineEndpoint({
   params: { user_id: pathInt(), stream_id: pathInt() },
   async handler({ app, user, realm, params }) {
     const target = accessUserById(realm, params.user_id);
+    if (!bool(target.is_active)) throw badRequest("User is deactivated");
     const world = { realm, channels: await app.channels.get(app.knex, realm.realm.id) };
     const channel = accessChannelById(world, user, params.stream_id, { requireContentAccess: false });
     return { is_subscribed: world.channels.isSubscribed(target.id, channel.id) };

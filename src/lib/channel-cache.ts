@@ -143,7 +143,8 @@ export class ChannelCache {
     if (cached && (inTransaction || nowMs - cached.loadedAtMs < MAX_AGE_MS)) return cached.snapshot;
     if (inTransaction) return loadChannelSnapshot(knex, realmId, nowMs);
     const generation = this.generations.get(realmId) ?? 0;
-    const loading = loadChannelSnapshot(knex, realmId, nowMs);
+    // One read transaction: no write may commit between the snapshot's queries.
+    const loading = knex.transaction((trx) => loadChannelSnapshot(trx, realmId, nowMs));
     const entry = { snapshot: loading, loadedAtMs: nowMs };
     this.entries.set(realmId, entry);
     loading.then(

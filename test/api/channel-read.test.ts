@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { doCreateUser } from "../../src/actions/users.js";
 import { ROLE } from "../../src/permissions/roles.js";
-import { cast, createChannel, setRealmFields, type Cast } from "../helpers/channels.js";
+import { cast, createChannel, deactivateUser, setRealmFields, type Cast } from "../helpers/channels.js";
 import { expectError, expectSuccess } from "../helpers/client.js";
 import { register } from "../helpers/events.js";
 import type { TestRealm, TestUser } from "../helpers/factories.js";
@@ -278,6 +278,15 @@ describe("reading channels and subscriptions", function () {
         await u.hamlet.client.get(`/users/999999/subscriptions/${ids.denmark}`),
         400,
         "No such user",
+      );
+      const own = await server.factory.realm();
+      const gone = cast(own);
+      const id = await createChannel(gone.othello, "Departed", [gone.othello, gone.cordelia]);
+      await deactivateUser(server, own, gone.cordelia);
+      expectError(
+        await gone.othello.client.get(`/users/${gone.cordelia.id}/subscriptions/${id}`),
+        400,
+        "User is deactivated",
       );
     });
   });

@@ -376,6 +376,38 @@ describe("POST /users/me/subscriptions", function () {
       expect(rows).to.deep.equal([{ name: "Web 3", is_web_public: 1 }]);
     });
 
+    it("needs the server's web_public_streams_enabled, and refuses a private web-public channel", async function () {
+      const closed = await startTestServer({ web_public_streams_enabled: false });
+      try {
+        const own = await closed.factory.realm({ desdemona: ROLE.OWNER });
+        await setRealmFields(closed, own, { enable_spectator_access: true });
+        const owner = own.users.desdemona!;
+        expectError(
+          await owner.client.post("/users/me/subscriptions", {
+            subscriptions: [{ name: "Web" }],
+            is_web_public: true,
+          }),
+          400,
+          "Web-public channels are not enabled.",
+        );
+        const state = expectSuccess(await owner.client.post("/register", { fetch_event_types: ["realm"] }));
+        expect(state.server_web_public_streams_enabled).to.equal(false);
+      } finally {
+        await closed.close();
+      }
+      const own = await server.factory.realm({ desdemona: ROLE.OWNER });
+      await setRealmFields(server, own, { enable_spectator_access: true });
+      expectError(
+        await own.users.desdemona!.client.post("/users/me/subscriptions", {
+          subscriptions: [{ name: "Both" }],
+          is_web_public: true,
+          invite_only: true,
+        }),
+        400,
+        "Invalid parameters",
+      );
+    });
+
     it("lets only owners set message_retention_days", async function () {
       const post = (user: TestUser, name: string, days: unknown) =>
         user.client.post("/users/me/subscriptions", {
