@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import * as initial from "./20261122000000_initial.js";
 import * as messageSearch from "./20261122010000_message_search.js";
+import * as systemBots from "./20261123000000_system_bots.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -11,4 +12,5 @@ export interface Migration {
 export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migration]> = [
   ["20261122000000_initial", initial],
   ["20261122010000_message_search", messageSearch],
+  ["20261123000000_system_bots", systemBots],
 ];

@@ -6,6 +6,7 @@ import { Db } from "./db/tx.js";
 import { EventHub } from "./events/hub.js";
 import { loadSavedQueues, saveQueues } from "./events/persistence.js";
 import { watchExternalChanges } from "./db/sqlite-change-watch.js";
+import { ChannelCache } from "./lib/channel-cache.js";
 import { systemClock, type Clock } from "./lib/clock.js";
 import { RealmCache } from "./lib/realm-cache.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -17,6 +18,8 @@ export interface App {
   readonly db: Db;
   readonly events: EventHub;
   readonly cache: RealmCache;
+  /** Channels, subscriptions, default channels and folders, per realm. */
+  readonly channels: ChannelCache;
   readonly clock: Clock;
   readonly logger: Logger;
   /** Housekeeping to stop when the app closes (timers). */
@@ -50,7 +53,17 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     logger,
   );
   const db = new Db(knex, events, clock);
-  return { config, knex, db, events, cache: new RealmCache(), clock, logger, onClose: [] };
+  return {
+    config,
+    knex,
+    db,
+    events,
+    cache: new RealmCache(),
+    channels: new ChannelCache(clock),
+    clock,
+    logger,
+    onClose: [],
+  };
 }
 
 /** Starts event-queue housekeeping and restores queues saved by the last shutdown. */

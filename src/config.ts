@@ -25,13 +25,14 @@ export interface Config {
   readonly request_timeout_secs: number;
   readonly topic_delete_batch_size: number;
   readonly topic_delete_time_budget_ms: number;
+  readonly web_public_streams_enabled: boolean;
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 export type SettingKey = Exclude<keyof Config, "data_dir">;
 
 interface SettingSpec {
-  kind: "string" | "int" | "enum";
+  kind: "string" | "int" | "enum" | "bool";
   description: string;
   choices?: readonly string[];
   min?: number;
@@ -117,6 +118,11 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     max: 600000,
     description: "Time after which a topic deletion request returns complete=false.",
   },
+  web_public_streams_enabled: {
+    kind: "bool",
+    description:
+      "Zulip's WEB_PUBLIC_STREAMS_ENABLED: whether web-public channels may exist (an organization must also enable spectator access).",
+  },
 };
 
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -146,8 +152,13 @@ function readJsonObject(path: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-function coerce(key: SettingKey, value: unknown, source: string): string | number {
+function coerce(key: SettingKey, value: unknown, source: string): string | number | boolean {
   const spec = SETTINGS[key];
+  if (spec.kind === "bool") {
+    if (value === true || value === "true") return true;
+    if (value === false || value === "false") return false;
+    throw new ConfigError(`${key} (${source}) must be true or false, got ${JSON.stringify(value)}`);
+  }
   if (spec.kind === "int") {
     const n = typeof value === "number" ? value : Number(String(value).trim());
     if (!Number.isInteger(n) || String(value).trim() === "") {

@@ -20,6 +20,7 @@ import {
   presentUser,
 } from "../presenters/users.js";
 import { doUpdateProfileData, validateProfileData, type ProfileDataEntry } from "./custom-profile-fields.js";
+import { doSubscribeToDefaultChannels } from "./subscriptions.js";
 
 export const MAX_FULL_NAME_LENGTH = 100;
 export const MIN_API_PASSWORD_LENGTH = 6;
@@ -175,6 +176,8 @@ export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Pr
       recipients.keys(),
     );
   }
+  // New people join the realm's default channels (bots do not).
+  await doSubscribeToDefaultChannels(app, tx, user);
   return user;
 }
 

@@ -7,6 +7,12 @@ import {
   reorderCustomProfileFields,
   updateCustomProfileField,
 } from "./custom-profile-fields.js";
+import {
+  createChannelFolder,
+  getChannelFolders,
+  reorderChannelFolders,
+  updateChannelFolder,
+} from "./channel-folders.js";
 import { deleteQueue, getEvents, register } from "./events.js";
 import {
   addNavigationView,
@@ -50,6 +56,24 @@ import {
   updateOwnProfileData,
   updateUser,
 } from "./users.js";
+import {
+  addDefaultStream,
+  archiveStream,
+  createChannel,
+  getStream,
+  getStreamId,
+  getStreams,
+  getSubscribers,
+  removeDefaultStream,
+  updateStream,
+} from "./streams.js";
+import {
+  getSubscriptionStatus,
+  getSubscriptions,
+  subscribe,
+  unsubscribe,
+  updateSubscriptionProperties,
+} from "./subscriptions.js";
 
 /** Every endpoint the server serves under /api/v1. */
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -104,4 +128,24 @@ export const ENDPOINTS: readonly Endpoint[] = [
   createSavedSnippet,
   updateSavedSnippet,
   deleteSavedSnippet,
+  // channels
+  subscribe,
+  unsubscribe,
+  getSubscriptions,
+  updateSubscriptionProperties,
+  getSubscriptionStatus,
+  getStreams,
+  getStream,
+  getStreamId,
+  getSubscribers,
+  createChannel,
+  updateStream,
+  archiveStream,
+  addDefaultStream,
+  removeDefaultStream,
+  // channel folders
+  createChannelFolder,
+  getChannelFolders,
+  reorderChannelFolders,
+  updateChannelFolder,
 ];

@@ -81,6 +81,8 @@ export interface UserRow {
   is_deleted: DbBool;
   is_imported_stub: DbBool;
   is_mirror_dummy: DbBool;
+  /** A bot of the server (Notification Bot), not a person of the realm. */
+  is_system_bot: DbBool;
   date_joined: DbBigInt;
   timezone: string;
   avatar_source: string;

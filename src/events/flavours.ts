@@ -1,5 +1,7 @@
 import { userGroupFlavour } from "../presenters/user-groups.js";
 import { realmUserFlavour, userSettingsFlavour } from "../presenters/user-events.js";
+import { streamEventFlavour, subscriptionEventFlavour } from "../presenters/channel-events.js";
+import { messageFlavour } from "../presenters/messages.js";
 import type { ChatEvent, QueueOptions } from "./types.js";
 
 export interface FlavourContext {
@@ -20,6 +22,9 @@ const FLAVOURS: Readonly<Record<string, Flavour>> = {
   realm_user: realmUserFlavour,
   user_group: userGroupFlavour,
   user_settings: userSettingsFlavour,
+  stream: streamEventFlavour,
+  subscription: subscriptionEventFlavour,
+  message: messageFlavour,
 };
 
 export const flavourFor = (type: string): Flavour | undefined => FLAVOURS[type];

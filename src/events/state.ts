@@ -4,6 +4,12 @@ import type { UserRow } from "../db/rows.js";
 import type { RealmSnapshot } from "../lib/realm-cache.js";
 import { fetchCustomProfileFieldsState } from "../presenters/custom-profile-fields.js";
 import { fetchNavigationViewsState } from "../presenters/navigation-views.js";
+import {
+  fetchChannelFolderState,
+  fetchDefaultStreamsState,
+  fetchStreamState,
+  fetchSubscriptionState,
+} from "../presenters/channel-state.js";
 import { fetchRealmState, fetchRealmUserState } from "../presenters/register-core.js";
 import { fetchRealmUserGroupsState } from "../presenters/user-groups.js";
 import { fetchSavedSnippetsState } from "../presenters/saved-snippets.js";
@@ -35,6 +41,10 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   user_status: fetchUserStatusState,
   navigation_views: fetchNavigationViewsState,
   saved_snippets: fetchSavedSnippetsState,
+  subscription: fetchSubscriptionState,
+  stream: fetchStreamState,
+  channel_folders: fetchChannelFolderState,
+  default_streams: fetchDefaultStreamsState,
 };
 
 /** Builds the state for the requested types (all when null); unknown types are ignored. */

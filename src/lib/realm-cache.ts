@@ -22,6 +22,8 @@ export interface GroupNode {
 export class RealmSnapshot {
   readonly usersById = new Map<number, UserRow>();
   private readonly usersByEmail = new Map<string, UserRow>();
+  /** System bots (Notification Bot): not people, so not in `users`, `user()` or groups. */
+  readonly systemBots: readonly UserRow[];
   readonly groups = new Map<number, GroupNode>();
   private readonly systemGroups = new Map<string, number>();
   private readonly recursiveMembersMemo = new Map<number, ReadonlySet<number>>();
@@ -31,7 +33,9 @@ export class RealmSnapshot {
     users: readonly UserRow[],
     groups: readonly GroupNode[],
   ) {
+    this.systemBots = users.filter((user) => bool(user.is_system_bot));
     for (const user of users) {
+      if (bool(user.is_system_bot)) continue;
       this.usersById.set(user.id, user);
       this.usersByEmail.set(user.email.toLowerCase(), user);
       this.usersByEmail.set(user.delivery_email.toLowerCase(), user);
@@ -46,6 +50,11 @@ export class RealmSnapshot {
 
   user(id: number): UserRow | undefined {
     return this.usersById.get(id);
+  }
+
+  /** A user or a system bot (message senders). */
+  userOrSystemBot(id: number): UserRow | undefined {
+    return this.usersById.get(id) ?? this.systemBots.find((bot) => bot.id === id);
   }
 
   /** By API email or real email, ignoring case. Visibility is the caller's concern. */

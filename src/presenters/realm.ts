@@ -121,7 +121,7 @@ export function presentRealmState(
     server_avatar_changes_disabled: false,
     server_name_changes_disabled: false,
     server_needs_upgrade: false,
-    server_web_public_streams_enabled: false,
+    server_web_public_streams_enabled: config.web_public_streams_enabled,
     server_can_summarize_topics: false,
     server_presence_ping_interval_seconds: 60,
     server_presence_offline_threshold_seconds: 140,

@@ -36,7 +36,11 @@ export async function fetchRealmUserState(ctx: StateContext): Promise<Record<str
   return {
     realm_users: active,
     realm_non_active_users: inactive,
-    cross_realm_bots: [],
+    // Server bots (Notification Bot) are listed apart from the realm's people, as Zulip does.
+    cross_realm_bots: realm.systemBots.map((bot) => ({
+      ...presentUser(user, bot, { clientGravatar: options.clientGravatar }),
+      is_system_bot: true,
+    })),
     user_id: user.id,
     email: user.email,
     delivery_email: user.delivery_email,

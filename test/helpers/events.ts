@@ -32,12 +32,17 @@ export async function verifyRegisterParity(
   registerParams: Params,
   act: () => Promise<void>,
 ): Promise<Event[]> {
+  const me = expectSuccess(await client.get("/users/me"));
   const before = await register(client, registerParams);
   await act();
   const events = (await pendingEvents(client, before.queue_id as string)).filter(
     (e) => e.type !== "heartbeat",
   );
-  const applied = applyEvents(stable(before), events);
+  const include = registerParams.include_subscribers;
+  const applied = applyEvents(stable(before), events, {
+    userId: me.user_id as number,
+    includeSubscribers: include === "partial" ? "partial" : include === true || include === "true",
+  });
   const fresh = stable(await register(client, registerParams));
   const differing = Object.keys({ ...applied, ...fresh }).filter(
     (key) => JSON.stringify(applied[key]) !== JSON.stringify(fresh[key]),

@@ -1,0 +1,103 @@
+import {
+  checkSubscribe,
+  checkUnsubscribe,
+  checkUpdateSubscriptionProperties,
+} from "../actions/subscriptions.js";
+import { bool } from "../db/rows.js";
+import { badRequest } from "../errors.js";
+import { defineEndpoint } from "../http/endpoint.js";
+import { check, field, p, pathInt } from "../http/params.js";
+import { accessUserById } from "../lib/access-users.js";
+import { accessChannelById } from "../lib/channel-access.js";
+import { gatherSubscriptions } from "../presenters/channel-state.js";
+import { LIMITS } from "../presenters/realm.js";
+import { creationFrom, creationParams, includeSubscribersParam, principalsParam } from "./channel-params.js";
+
+const subscriptionItem = check.dict({
+  name: field.required(check.str()),
+  color: field.optional(check.str()),
+  description: field.optional(check.str({ maxLength: LIMITS.max_stream_description_length })),
+});
+
+/** Subscribe the caller or others; creates missing channels. */
+export const subscribe = defineEndpoint({
+  method: "POST",
+  path: "/users/me/subscriptions",
+  auth: "user",
+  params: {
+    subscriptions: p.listOf(subscriptionItem),
+    principals: principalsParam(),
+    authorization_errors_fatal: p.bool().default(true),
+    ...creationParams(),
+  },
+  async handler({ app, user, params }) {
+    const result = await checkSubscribe(app, user, {
+      subscriptions: params.subscriptions,
+      principals: params.principals,
+      authorization_errors_fatal: params.authorization_errors_fatal,
+      announce: params.announce,
+      send_new_subscription_messages: params.send_new_subscription_messages,
+      creation: creationFrom(params),
+    });
+    return { ...result };
+  },
+});
+
+export const unsubscribe = defineEndpoint({
+  method: "DELETE",
+  path: "/users/me/subscriptions",
+  auth: "user",
+  params: {
+    subscriptions: p.listOf(check.str()),
+    principals: principalsParam(),
+  },
+  async handler({ app, user, params }) {
+    return checkUnsubscribe(app, user, params.subscriptions, params.principals);
+  },
+});
+
+export const getSubscriptions = defineEndpoint({
+  method: "GET",
+  path: "/users/me/subscriptions",
+  auth: "user",
+  params: { include_subscribers: includeSubscribersParam().default(false) },
+  async handler({ app, user, realm, params }) {
+    const world = { realm, channels: await app.channels.get(app.knex, realm.realm.id) };
+    const lists = await gatherSubscriptions(app, app.knex, world, user, params.include_subscribers, false);
+    return { subscriptions: lists.subscriptions };
+  },
+});
+
+export const updateSubscriptionProperties = defineEndpoint({
+  method: "POST",
+  path: "/users/me/subscriptions/properties",
+  auth: "user",
+  params: {
+    subscription_data: p.listOf(
+      check.dict({
+        stream_id: field.required(check.int()),
+        property: field.required(check.str()),
+        value: field.required(check.any()),
+      }),
+    ),
+  },
+  async handler({ app, user, params }) {
+    await checkUpdateSubscriptionProperties(app, user, params.subscription_data);
+    return {};
+  },
+});
+
+/** Is a user subscribed to a channel? Needs only to see the channel. */
+export const getSubscriptionStatus = defineEndpoint({
+  method: "GET",
+  path: "/users/:user_id/subscriptions/:stream_id",
+  auth: "user",
+  params: { user_id: pathInt(), stream_id: pathInt() },
+  async handler({ app, user, realm, params }) {
+    const target = accessUserById(realm, params.user_id);
+    if (!bool(target.is_active)) throw badRequest("User is deactivated");
+    const world = { realm, channels: await app.channels.get(app.knex, realm.realm.id) };
+    const channel = accessChannelById(world, user, params.stream_id, { requireContentAccess: false });
+    return { is_subscribed: world.channels.isSubscribed(target.id, channel.id) };
+  },
+});

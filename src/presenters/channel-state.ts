@@ -1,0 +1,174 @@
+import type { Knex } from "knex";
+import type { App } from "../app-context.js";
+import type { ChannelFolderRow, ChannelRow } from "../db/channel-rows.js";
+import { bool, int, type UserRow } from "../db/rows.js";
+import type { StateContext } from "../events/state.js";
+import { hasCapability } from "../events/types.js";
+import {
+  canAccessChannelMetadata,
+  canSeeSubscribers,
+  isArchived,
+  type ChannelWorld,
+} from "../lib/channel-access.js";
+import type { ChannelSnapshot } from "../lib/channel-cache.js";
+import { isGuestRole } from "../permissions/roles.js";
+import {
+  compareByName,
+  presentChannel,
+  presentChannelFolder,
+  presentNeverSubscribed,
+  presentSubscription,
+  type ApiChannel,
+  type SubscriberField,
+} from "./channels.js";
+
+/** Channels with fewer subscribers always get their full `subscribers` list (partial mode). */
+export const PARTIAL_SUBSCRIBERS_THRESHOLD = 250;
+/** partial_subscribers always holds bots and users active this recently. */
+const RECENT_ACTIVITY_SECS = 14 * 24 * 3600;
+
+export type IncludeSubscribers = boolean | "partial";
+
+/**
+ * Users recently active enough that a partial subscriber list must name them: bots,
+ * users who joined or were present (user_presence) in the last 14 days.
+ */
+async function recentlyActiveUserIds(app: App, knex: Knex, world: ChannelWorld): Promise<Set<number>> {
+  const cutoff = Math.floor(app.clock.nowMs() / 1000) - RECENT_ACTIVITY_SECS;
+  const ids = new Set<number>();
+  for (const user of world.realm.users) {
+    if (bool(user.is_bot) || int(user.date_joined) >= cutoff) ids.add(user.id);
+  }
+  const present = await knex("user_presence as p")
+    .join("users as u", "u.id", "p.user_id")
+    .where("u.realm_id", world.realm.realm.id)
+    .where(
+      (q) => void q.where("p.last_active_time", ">=", cutoff).orWhere("p.last_connected_time", ">=", cutoff),
+    )
+    .pluck<number[]>("p.user_id");
+  for (const id of present) ids.add(id);
+  return ids;
+}
+
+/**
+ * How subscribers appear on each listed channel, for one viewer: not at all, in full,
+ * or (partial mode, big channels) as partial_subscribers. Channels whose subscribers
+ * the viewer may not see get an empty list, as Zulip sends.
+ */
+export async function subscriberFields(
+  app: App,
+  knex: Knex,
+  world: ChannelWorld,
+  viewer: UserRow,
+  mode: IncludeSubscribers,
+  listed: readonly ChannelRow[],
+): Promise<(channel: ChannelRow) => SubscriberField> {
+  if (mode === false) return () => null;
+  const big = (c: ChannelRow) =>
+    world.channels.activeSubscriberIds(world.realm, c.id).length >= PARTIAL_SUBSCRIBERS_THRESHOLD;
+  const recent =
+    mode === "partial" && listed.some(big) ? await recentlyActiveUserIds(app, knex, world) : null;
+  return (channel) => {
+    if (!canSeeSubscribers(world, viewer, channel)) return { key: "subscribers", ids: [] };
+    const ids = world.channels.activeSubscriberIds(world.realm, channel.id);
+    if (recent && ids.length >= PARTIAL_SUBSCRIBERS_THRESHOLD) {
+      return { key: "partial_subscribers", ids: ids.filter((id) => recent.has(id)) };
+    }
+    return { key: "subscribers", ids };
+  };
+}
+
+export interface SubscriptionLists {
+  subscriptions: ApiChannel[];
+  unsubscribed: ApiChannel[];
+  never_subscribed: ApiChannel[];
+}
+
+/**
+ * The user's subscriptions, past subscriptions it can still see, and visible channels
+ * it never joined (Zulip's gather_subscriptions_helper), each sorted by name.
+ */
+export async function gatherSubscriptions(
+  app: App,
+  knex: Knex,
+  world: ChannelWorld,
+  user: UserRow,
+  mode: IncludeSubscribers,
+  includeArchived: boolean,
+): Promise<SubscriptionLists> {
+  const { realm, channels } = world;
+  const subscribed: ChannelRow[] = [];
+  const unsubscribed: ChannelRow[] = [];
+  const never: ChannelRow[] = [];
+  for (const channel of channels.channels.values()) {
+    if (!includeArchived && isArchived(channel)) continue;
+    const sub = channels.subscription(user.id, channel.id);
+    if (sub && bool(sub.active)) subscribed.push(channel);
+    else if (canAccessChannelMetadata(world, user, channel)) (sub ? unsubscribed : never).push(channel);
+  }
+  const fields = await subscriberFields(app, knex, world, user, mode, [
+    ...subscribed,
+    ...unsubscribed,
+    ...never,
+  ]);
+  const present = (list: ChannelRow[]) =>
+    list.map((c) =>
+      presentSubscription(realm, channels, c, channels.subscription(user.id, c.id)!, fields(c)),
+    );
+  return {
+    subscriptions: present(subscribed).sort(compareByName),
+    unsubscribed: present(unsubscribed).sort(compareByName),
+    never_subscribed: never
+      .map((c) => presentNeverSubscribed(realm, channels, c, fields(c)))
+      .sort(compareByName),
+  };
+}
+
+async function worldFor(ctx: StateContext): Promise<ChannelWorld> {
+  return { realm: ctx.realm, channels: await ctx.app.channels.get(ctx.knex, ctx.realm.realm.id) };
+}
+
+const archivedChannels = (ctx: StateContext) => hasCapability(ctx.options, "archived_channels");
+
+/** The `subscription` fetch type: subscriptions, unsubscribed, never_subscribed. */
+export async function fetchSubscriptionState(ctx: StateContext): Promise<Record<string, unknown>> {
+  const world = await worldFor(ctx);
+  return {
+    ...(await gatherSubscriptions(
+      ctx.app,
+      ctx.knex,
+      world,
+      ctx.user,
+      ctx.includeSubscribers,
+      archivedChannels(ctx),
+    )),
+  };
+}
+
+/** The `stream` fetch type: every channel the user may see (metadata access). */
+export async function fetchStreamState(ctx: StateContext): Promise<Record<string, unknown>> {
+  const world = await worldFor(ctx);
+  const archived = archivedChannels(ctx);
+  const streams = [...world.channels.channels.values()]
+    .filter((c) => (archived || !isArchived(c)) && canAccessChannelMetadata(world, ctx.user, c))
+    .map((c) => presentChannel(world.realm, world.channels, c))
+    .sort(compareByName);
+  return { streams };
+}
+
+/** Folders in display order. */
+export const sortedFolders = (channels: ChannelSnapshot): ChannelFolderRow[] =>
+  [...channels.folders.values()].sort((a, b) => a.order - b.order || a.id - b.id);
+
+/** The `channel_folders` fetch type: every folder, archived ones too, in display order. */
+export async function fetchChannelFolderState(ctx: StateContext): Promise<Record<string, unknown>> {
+  const world = await worldFor(ctx);
+  return { channel_folders: sortedFolders(world.channels).map(presentChannelFolder) };
+}
+
+/** The `default_streams` fetch type: IDs of the default channels (none for guests). */
+export async function fetchDefaultStreamsState(ctx: StateContext): Promise<Record<string, unknown>> {
+  if (isGuestRole(ctx.user.role)) return { realm_default_streams: [] };
+  const world = await worldFor(ctx);
+  return { realm_default_streams: [...world.channels.defaultChannelIds].sort((a, b) => a - b) };
+}
