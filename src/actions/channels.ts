@@ -229,6 +229,18 @@ export async function doRemoveDefaultChannel(
 }
 
 /**
+ * Call at the end of a transaction that changed roles or group memberships: compares
+ * the realm as it was (`before`) with what the transaction wrote, and sends the channel
+ * visibility changes that follow.
+ */
+export async function notifyChannelAccessChanges(app: App, tx: Tx, before: RealmSnapshot): Promise<void> {
+  const realmId = before.realm.id;
+  const after = await app.cache.get(tx.knex, realmId);
+  const channels = await app.channels.get(tx.knex, realmId);
+  sendChannelAccessChanges(tx, channels, before, after);
+}
+
+/**
  * After roles or group memberships change (the realm `before` and `after`), tells users
  * who gained sight of channels about them (stream create, then their subscribers) and
  * users who lost it that they are gone (stream delete). For the user and group actions.

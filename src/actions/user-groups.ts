@@ -38,6 +38,7 @@ import {
   userGroupSettingGroupId,
 } from "../permissions/user-groups.js";
 import { presentUserGroup, userGroupEvents } from "../presenters/user-groups.js";
+import { notifyChannelAccessChanges } from "./channels.js";
 
 /**
  * User groups: create, edit, membership, subgroups, deactivation. Each checkX is an API
@@ -342,6 +343,12 @@ export async function checkUpdateUserGroupMembers(
   const realmId = actor.realm_id;
   const isSelf = (ids: number[]) => ids.length === 1 && ids[0] === actor.id;
   await app.db.transaction(async (tx) => {
+    const before = await fresh(app, tx, realmId);
+    await applyMembershipChanges(tx);
+    await notifyChannelAccessChanges(app, tx, before);
+  });
+
+  async function applyMembershipChanges(tx: Tx): Promise<void> {
     if (add.length > 0) {
       const snapshot = await fresh(app, tx, realmId);
       // Joining oneself needs can_join_group, or else the power to add anyone.
@@ -413,7 +420,7 @@ export async function checkUpdateUserGroupMembers(
         subgroups.map((g) => g.row.id),
       );
     }
-  });
+  }
 }
 
 export async function doAddUserGroupMembers(

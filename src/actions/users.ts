@@ -21,6 +21,8 @@ import {
 } from "../presenters/users.js";
 import { doUpdateProfileData, validateProfileData, type ProfileDataEntry } from "./custom-profile-fields.js";
 import { doSubscribeToDefaultChannels } from "./subscriptions.js";
+import { notifyChannelAccessChanges } from "./channels.js";
+import { channelViewerIds } from "../lib/channel-access.js";
 
 export const MAX_FULL_NAME_LENGTH = 100;
 export const MIN_API_PASSWORD_LENGTH = 6;
@@ -281,6 +283,7 @@ export async function doChangeUserRole(app: App, tx: Tx, target: UserRow, role: 
     }
     sendGroupMembersEvent(tx, snapshot, op, groupId, [target.id]);
   }
+  await notifyChannelAccessChanges(app, tx, snapshot);
 }
 
 export async function doChangeFullName(app: App, tx: Tx, target: UserRow, fullName: string): Promise<void> {
@@ -404,6 +407,7 @@ export async function doDeactivateUser(app: App, tx: Tx, target: UserRow): Promi
       activeUserIds(snapshot),
     );
     sendMembershipEventsForActivation(tx, snapshot, user.id, false);
+    await sendSubscriberActivationEvents(app, tx, snapshot, user.id, "peer_remove");
     tx.afterCommit(() => app.events.deleteQueuesOfUser(user.id));
   }
   tx.afterCommit(() => app.cache.invalidate(target.realm_id));
@@ -442,6 +446,33 @@ export async function doReactivateUser(app: App, tx: Tx, target: UserRow): Promi
     [...activeUserIds(snapshot), target.id],
   );
   sendMembershipEventsForActivation(tx, snapshot, target.id, true);
+  await sendSubscriberActivationEvents(app, tx, snapshot, target.id, "peer_add");
+}
+
+/**
+ * Subscriber lists show active users only: a user's (de)activation removes them from, or
+ * returns them to, the subscriber lists of their channels, for everyone who sees those.
+ */
+async function sendSubscriberActivationEvents(
+  app: App,
+  tx: Tx,
+  snapshot: RealmSnapshot,
+  userId: number,
+  op: "peer_add" | "peer_remove",
+): Promise<void> {
+  const channels = await app.channels.get(tx.knex, snapshot.realm.id);
+  for (const subscription of channels.subscriptionsOf(userId)) {
+    if (!bool(subscription.active)) continue;
+    const channel = channels.channel(subscription.stream_id);
+    if (!channel) continue;
+    const viewers = channelViewerIds(snapshot, channel, channels.subscriberIds(channel.id));
+    viewers.delete(userId);
+    tx.sendEventOnCommit(
+      snapshot.realm.id,
+      { type: "subscription", op, stream_ids: [channel.id], user_ids: [userId] },
+      viewers,
+    );
+  }
 }
 
 /**

@@ -425,5 +425,40 @@ export function applyEvents(state: State, events: Event[], ctx: ApplyContext = {
     // Appliers may keep parts of an event in the state: never let them alias it.
     applier(state, structuredClone(event), ctx);
   }
+  recomputeOwnPermissions(state, ctx);
   return state;
+}
+
+/**
+ * What a client derives rather than receives: its own can_* flags, from the realm's
+ * group settings and the groups it belongs to (Zulip's web app does the same).
+ */
+function recomputeOwnPermissions(state: State, ctx: ApplyContext): void {
+  const groups = state.realm_user_groups as Event[] | undefined;
+  if (!("can_create_streams" in state) || !groups || ctx.userId === undefined) return;
+  const me = ctx.userId;
+  const byId = new Map(groups.map((g) => [g.id as number, g]));
+  const inGroup = (groupId: number, seen = new Set<number>()): boolean => {
+    if (seen.has(groupId)) return false;
+    seen.add(groupId);
+    const group = byId.get(groupId);
+    if (!group) return false;
+    return (
+      (group.members as number[]).includes(me) ||
+      (group.direct_subgroup_ids as number[]).some((id) => inGroup(id, seen))
+    );
+  };
+  const allowed = (setting: string, allowGuests = false): boolean => {
+    if (state.is_guest && !allowGuests) return false;
+    const value = state[`realm_${setting}`] as
+      number | { direct_members: number[]; direct_subgroups: number[] };
+    if (typeof value === "number") return inGroup(value);
+    return value.direct_members.includes(me) || value.direct_subgroups.some((id) => inGroup(id));
+  };
+  state.can_create_public_streams = allowed("can_create_public_channel_group");
+  state.can_create_private_streams = allowed("can_create_private_channel_group");
+  state.can_create_streams = state.can_create_public_streams || state.can_create_private_streams;
+  state.can_create_web_public_streams = allowed("can_create_web_public_channel_group");
+  state.can_subscribe_other_users = allowed("can_add_subscribers_group");
+  state.can_invite_others_to_realm = allowed("can_invite_users_group");
 }
