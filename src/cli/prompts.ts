@@ -1,4 +1,3 @@
-import inquirer from "inquirer";
 import { CliError } from "./output.js";
 
 export interface PromptOptions {
@@ -21,6 +20,8 @@ export async function valueOrAsk(
 ): Promise<string> {
   if (value !== undefined) return value;
   if (!canPrompt(opts)) throw new CliError(`missing ${flag} (pass it, or run in a terminal to be asked)`);
+  // Loaded only when a prompt is shown: `chatd serve` never needs it.
+  const { default: inquirer } = await import("inquirer");
   const answers = await inquirer.prompt<{ value: string }>([
     kind === "password"
       ? { type: "password", name: "value", message, mask: "*" }

@@ -1,4 +1,9 @@
-import validator from "validator";
+import { createRequire } from "node:module";
+
+// Only the email check, not the whole validator library (memory at start-up).
+const isEmail = (
+  createRequire(import.meta.url)("validator/lib/isEmail.js") as { default: (s: string, o: object) => boolean }
+).default;
 
 /** The API-only address every user has: user{id}@{host}. */
 export const dummyEmail = (userId: number, host: string) => `user${userId}@${host}`;
@@ -12,4 +17,4 @@ export function userIdFromDummyEmail(email: string, host: string): number | null
 }
 
 /** Email syntax, by the `validator` package's RFC 5322-based check. */
-export const isValidEmail = (email: string) => validator.isEmail(email, { allow_utf8_local_part: true });
+export const isValidEmail = (email: string) => isEmail(email, { allow_utf8_local_part: true });
