@@ -14,6 +14,7 @@ import {
   updateChannelFolder,
 } from "./channel-folders.js";
 import { deleteQueue, getEvents, register } from "./events.js";
+import { sendMessage } from "./message-send.js";
 import {
   addNavigationView,
   getNavigationViews,
@@ -148,4 +149,6 @@ export const ENDPOINTS: readonly Endpoint[] = [
   getChannelFolders,
   reorderChannelFolders,
   updateChannelFolder,
+  // messages
+  sendMessage,
 ];

@@ -6,6 +6,8 @@ import type { ChatEvent, QueueOptions } from "./types.js";
 
 export interface FlavourContext {
   readonly userId: number;
+  /** The queue the event is going to. */
+  readonly queueId: string;
   readonly options: QueueOptions;
   /** Per-recipient data the sender attached (e.g. a message's flags for this user). */
   readonly extra: Record<string, unknown> | undefined;

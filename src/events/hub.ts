@@ -88,7 +88,7 @@ export class EventHub implements EventSink {
         const types = queue.options.eventTypes;
         if (types !== null && !types.includes(event.type)) continue;
         const shaped = flavour
-          ? flavour(event, { userId, options: queue.options, extra })
+          ? flavour(event, { userId, queueId: queue.id, options: queue.options, extra })
           : extra
             ? { ...event, ...extra }
             : event;

@@ -3,6 +3,7 @@ import type { App } from "../app-context.js";
 import type { UserRow } from "../db/rows.js";
 import type { RealmSnapshot } from "../lib/realm-cache.js";
 import { fetchCustomProfileFieldsState } from "../presenters/custom-profile-fields.js";
+import { fetchMessageState, fetchRecentPrivateConversationsState } from "../presenters/message-state.js";
 import { fetchNavigationViewsState } from "../presenters/navigation-views.js";
 import {
   fetchChannelFolderState,
@@ -45,6 +46,8 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   stream: fetchStreamState,
   channel_folders: fetchChannelFolderState,
   default_streams: fetchDefaultStreamsState,
+  message: fetchMessageState,
+  recent_private_conversations: fetchRecentPrivateConversationsState,
 };
 
 /** Builds the state for the requested types (all when null); unknown types are ignored. */

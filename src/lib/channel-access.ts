@@ -247,3 +247,38 @@ export function isChannelViewer(
   if (!isPrivate(channel) || isAdminRole(user.role)) return true;
   return hasMetadataAccessViaGroups(realm, user, channel);
 }
+
+/**
+ * Zulip's access_stream_for_send_message: may the user post in the channel? First
+ * can_send_message_group (a bot may use its owner's permission), then: archived
+ * channels refuse everyone; web-public channels take anyone; public channels take
+ * non-guests; otherwise subscribers, users with can_forge_sender, bots whose owner is
+ * subscribed, and (channels with shared history) non-guests whose groups grant content
+ * access. System bots (Notification Bot) may post anywhere. Unlike reads, the refusal
+ * names the channel, as Zulip's does.
+ */
+export function checkCanPostToChannel(world: ChannelWorld, sender: UserRow, channel: ChannelRow): void {
+  if (bool(sender.is_system_bot)) return;
+  const { realm, channels } = world;
+  const owner =
+    bool(sender.is_bot) && sender.bot_owner_id !== null ? realm.user(sender.bot_owner_id) : undefined;
+  const maySend = (user: UserRow) => userHasChannelPermission(realm, user, channel, "can_send_message_group");
+  if (!maySend(sender) && !(owner && maySend(owner))) {
+    throw badRequest("You do not have permission to post in this channel.");
+  }
+  const refused = () => badRequest(`Not authorized to send to channel '${channel.name}'`);
+  if (isArchived(channel)) throw refused();
+  if (isWebPublic(channel)) return;
+  if (!isPrivate(channel) && !isGuestRole(sender.role)) return;
+  if (channels.isSubscribed(sender.id, channel.id)) return;
+  if (bool(sender.can_forge_sender)) return;
+  if (owner && channels.isSubscribed(owner.id, channel.id)) return;
+  if (
+    bool(channel.history_public_to_subscribers) &&
+    !isGuestRole(sender.role) &&
+    hasContentAccessViaGroups(realm, sender, channel)
+  ) {
+    return;
+  }
+  throw refused();
+}

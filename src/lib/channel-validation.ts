@@ -15,7 +15,7 @@ function isUnprintable(ch: string): boolean {
 }
 
 /** The first unprintable character's 1-based position, or null. */
-function unprintablePosition(name: string): number | null {
+export function unprintablePosition(name: string): number | null {
   let position = 0;
   for (const ch of name) {
     position++;

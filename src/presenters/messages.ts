@@ -38,6 +38,8 @@ export interface MessageContext {
   sender: UserRow;
   /** Channel name, or the participants of a direct message. */
   displayRecipient: string | DisplayRecipientUser[];
+  /** The topic's links (linkifiers and URLs in it); none if not given. */
+  topicLinks?: ReadonlyArray<{ text: string; url: string }>;
 }
 
 /**
@@ -62,7 +64,7 @@ export function presentMessage(row: MessageRow, ctx: MessageContext): Record<str
     recipient_id: row.recipient_id,
     display_recipient: ctx.displayRecipient,
     subject: row.topic,
-    topic_links: [],
+    topic_links: ctx.topicLinks ? ctx.topicLinks.map(({ text, url }) => ({ text, url })) : [],
     timestamp: int(row.date_sent),
     is_me_message: bool(row.is_me_message),
     reactions: [],
@@ -78,27 +80,37 @@ export interface MessageEventHints {
   emptyTopicDisplayName: string;
   /** May a client_gravatar client compute the sender's avatar itself? */
   senderAvatarComputable: boolean;
+  /** The sender's local_id and queue_id: that queue's event echoes it as local_message_id. */
+  echo?: LocalEcho;
+}
+
+export interface LocalEcho {
+  localId: string;
+  queueId: string;
 }
 
 export function messageEvent(
   message: Record<string, unknown>,
   sender: UserRow,
   emptyTopicDisplayName: string,
+  echo?: LocalEcho,
 ) {
   const hints: MessageEventHints = {
     emptyTopicDisplayName,
     senderAvatarComputable:
       sender.email_address_visibility === EMAIL_VISIBILITY.EVERYONE && sender.avatar_source === "G",
+    ...(echo ? { echo } : {}),
   };
   return { type: "message", message, _hints: hints } satisfies ChatEvent;
 }
 
 /**
  * A message event for one client: Markdown or HTML content (apply_markdown), the
- * avatar (client_gravatar), the empty topic's name (empty_topic_name), and the
- * recipient's own flags (per-user extra).
+ * avatar (client_gravatar), the empty topic's name (empty_topic_name), the
+ * recipient's own flags (per-user extra), and on the sending client's own queue only,
+ * its local_id as local_message_id.
  */
-export const messageFlavour: Flavour = (event, { options, extra }) => {
+export const messageFlavour: Flavour = (event, { options, extra, queueId }) => {
   const { _hints, message, ...rest } = event as ChatEvent & {
     _hints: MessageEventHints;
     message: Record<string, unknown>;
@@ -113,5 +125,7 @@ export const messageFlavour: Flavour = (event, { options, extra }) => {
   if (shaped.subject === "" && shaped.type === "stream" && !hasCapability(options, "empty_topic_name")) {
     shaped.subject = _hints.emptyTopicDisplayName;
   }
-  return { ...rest, message: shaped, flags: [], ...(extra ?? {}) };
+  const echo =
+    _hints.echo && _hints.echo.queueId === queueId ? { local_message_id: _hints.echo.localId } : {};
+  return { ...rest, message: shaped, flags: [], ...(extra ?? {}), ...echo };
 };

@@ -376,9 +376,27 @@ function applyChannelFolder(state: State, event: Event): void {
   folders.sort((a, b) => a.order - b.order || a.id - b.id);
 }
 
-function applyMessage(state: State, event: Event): void {
+/**
+ * What the web client does with a new direct message in recent_private_conversations:
+ * bump (or add) the conversation of its other participants, newest first.
+ */
+function applyRecentPrivateConversation(state: State, message: Event, ctx: ApplyContext): void {
+  const conversations = state.recent_private_conversations as Event[] | undefined;
+  if (!conversations || message.type !== "private") return;
+  const others = (message.display_recipient as Event[])
+    .map((user) => user.id as number)
+    .filter((id) => id !== ctx.userId)
+    .sort((a, b) => a - b);
+  const known = conversations.find((c) => JSON.stringify(c.user_ids) === JSON.stringify(others));
+  if (known) known.max_message_id = Math.max(known.max_message_id, message.id);
+  else conversations.push({ max_message_id: message.id, user_ids: others });
+  conversations.sort((a, b) => b.max_message_id - a.max_message_id);
+}
+
+function applyMessage(state: State, event: Event, ctx: ApplyContext): void {
   const message = event.message as Event;
   if ("max_message_id" in state) state.max_message_id = Math.max(state.max_message_id, message.id);
+  applyRecentPrivateConversation(state, message, ctx);
   if (message.type !== "stream") return;
   for (const list of ["subscriptions", "streams"]) {
     for (const entry of (state[list] as Event[] | undefined) ?? []) {

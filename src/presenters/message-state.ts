@@ -1,0 +1,80 @@
+import type { Knex } from "knex";
+import { RECIPIENT_TYPE } from "../db/channel-rows.js";
+import type { StateContext } from "../events/state.js";
+import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
+import { maxMessageIdForUser } from "../lib/user-messages.js";
+
+/** Zulip's RECENT_CONVERSATIONS_LIMIT: how many of the newest direct messages are scanned. */
+export const RECENT_CONVERSATIONS_LIMIT = 1000;
+
+/** The `message` fetch type: the newest message the user has (-1 if none). */
+export async function fetchMessageState(ctx: StateContext): Promise<Record<string, unknown>> {
+  return { max_message_id: await maxMessageIdForUser(ctx.knex, ctx.user.id) };
+}
+
+export interface RecentConversation {
+  max_message_id: number;
+  /** Participants other than the user, ascending; empty for messages to oneself. */
+  user_ids: number[];
+}
+
+/**
+ * Zulip's get_recent_private_conversations: the conversations of the user's newest
+ * direct messages, most recent first. Three queries whatever the number of messages.
+ */
+export async function recentPrivateConversations(knex: Knex, userId: number): Promise<RecentConversation[]> {
+  const messages = await knex("user_messages as um")
+    .join("messages as m", "m.id", "um.message_id")
+    .where("um.user_id", userId)
+    .whereRaw(`(um.flags & ${MESSAGE_FLAG_BITS.is_private}) <> 0`)
+    .orderBy("um.message_id", "desc")
+    .limit(RECENT_CONVERSATIONS_LIMIT)
+    .select<Array<{ id: number; sender_id: number; recipient_id: number }>>(
+      "m.id",
+      "m.sender_id",
+      "m.recipient_id",
+    );
+  if (messages.length === 0) return [];
+  const recipients = await knex("recipients")
+    .whereIn("id", [...new Set(messages.map((m) => m.recipient_id))])
+    .select<Array<{ id: number; type: number; type_id: number }>>("id", "type", "type_id");
+  const recipientById = new Map(recipients.map((r) => [r.id, r]));
+  const groupIds = recipients
+    .filter((r) => r.type === RECIPIENT_TYPE.DIRECT_MESSAGE_GROUP)
+    .map((r) => r.type_id);
+  const groups =
+    groupIds.length === 0
+      ? []
+      : await knex("direct_message_groups")
+          .whereIn("id", groupIds)
+          .select<Array<{ id: number; user_ids_key: string }>>("id", "user_ids_key");
+  const groupMembers = new Map(groups.map((g) => [g.id, g.user_ids_key.split(",").map(Number)]));
+
+  const byKey = new Map<string, RecentConversation>();
+  for (const message of messages) {
+    const recipient = recipientById.get(message.recipient_id);
+    if (!recipient) continue;
+    let others: number[];
+    if (recipient.type === RECIPIENT_TYPE.DIRECT_MESSAGE_GROUP) {
+      others = (groupMembers.get(recipient.type_id) ?? []).filter((id) => id !== userId);
+    } else if (recipient.type_id === userId) {
+      // To the user: from someone else, or to oneself.
+      others = message.sender_id === userId ? [] : [message.sender_id];
+    } else {
+      others = [recipient.type_id];
+    }
+    others.sort((a, b) => a - b);
+    const key = others.join(",");
+    const known = byKey.get(key);
+    if (known) known.max_message_id = Math.max(known.max_message_id, message.id);
+    else byKey.set(key, { max_message_id: message.id, user_ids: others });
+  }
+  return [...byKey.values()].sort((a, b) => b.max_message_id - a.max_message_id);
+}
+
+/** The `recent_private_conversations` fetch type. */
+export async function fetchRecentPrivateConversationsState(
+  ctx: StateContext,
+): Promise<Record<string, unknown>> {
+  return { recent_private_conversations: await recentPrivateConversations(ctx.knex, ctx.user.id) };
+}
