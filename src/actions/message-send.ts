@@ -1,3 +1,4 @@
+import { GroupCommit } from "../db/group-commit.js";
 import type { Knex } from "knex";
 import type { App } from "../app-context.js";
 import { realmUrl } from "../config.js";
@@ -744,9 +745,18 @@ export async function prepareMessage(
   };
 }
 
-/** POST /messages: checks, renders, writes in one transaction; returns the new message's ID. */
+const sendCommits = new WeakMap<App, GroupCommit<PreparedMessage, number>>();
+
+/**
+ * POST /messages: checks and renders, then writes through the app's group commit, so
+ * concurrent sends share a transaction; returns the new message's ID once it is durable.
+ */
 export async function checkSendMessage(app: App, sender: UserRow, req: SendMessageRequest): Promise<number> {
   const prepared = await prepareMessage(app, sender, req);
-  const [id] = await app.db.transaction((tx) => doSendMessages(app, tx, [prepared]));
-  return id!;
+  let commits = sendCommits.get(app);
+  if (!commits) {
+    commits = new GroupCommit(app.db, (tx, messages) => doSendMessages(app, tx, messages));
+    sendCommits.set(app, commits);
+  }
+  return commits.submit(prepared);
 }

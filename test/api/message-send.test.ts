@@ -52,6 +52,21 @@ describe("POST /messages", function () {
   }
 
   describe("channel messages", function () {
+    it("commits concurrent sends (sharing transactions) with distinct IDs, one row each", async function () {
+      const before = await messageCount(server);
+      const senders = [u.hamlet, u.othello, u.cordelia, u.polonius];
+      const responses = await Promise.all(
+        Array.from({ length: 24 }, (_, i) =>
+          postToChannel(senders[i % 4]!, "Denmark", "burst", `burst ${i}`),
+        ),
+      );
+      const sent = responses.map((res) => expectSuccess(res).id as number);
+      expect(new Set(sent).size).to.equal(24);
+      expect(await messageCount(server)).to.equal(before + 24);
+      for (const [i, id] of sent.entries())
+        expect((await messageRow(server, id)).content).to.equal(`burst ${i}`);
+    });
+
     it("stores the message for every active subscriber and returns its ID", async function () {
       const res = await postToChannel(u.hamlet, "Denmark", "castle", "To be, or not to be");
       const body = expectSuccess(res);
