@@ -4,11 +4,13 @@ import { createKnex } from "./db/knex.js";
 import { migrateLatest } from "./db/migrate.js";
 import { Db } from "./db/tx.js";
 import { EventHub } from "./events/hub.js";
+import type { EventRecipients } from "./events/types.js";
 import { loadSavedQueues, saveQueues } from "./events/persistence.js";
 import { watchExternalChanges } from "./db/sqlite-change-watch.js";
 import { ChannelCache } from "./lib/channel-cache.js";
 import { systemClock, type Clock } from "./lib/clock.js";
 import { RealmCache } from "./lib/realm-cache.js";
+import { UserStateCache } from "./lib/user-state-cache.js";
 import { createLogger, type Logger } from "./logger.js";
 
 /** Everything a request, an action or a CLI command needs, built once per process. */
@@ -20,6 +22,8 @@ export interface App {
   readonly cache: RealmCache;
   /** Channels, subscriptions, default channels and folders, per realm. */
   readonly channels: ChannelCache;
+  /** The caller's newest message ID and profile values (GET /users/me). */
+  readonly userState: UserStateCache;
   readonly clock: Clock;
   readonly logger: Logger;
   /** Housekeeping to stop when the app closes (timers). */
@@ -52,7 +56,20 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     clock,
     logger,
   );
-  const db = new Db(knex, events, clock);
+  const userState = new UserStateCache();
+  const db = new Db(
+    knex,
+    {
+      send(realmId, event, recipients) {
+        // Recipients may be a one-shot iterator; both consumers need them.
+        const userIds: EventRecipients =
+          recipients instanceof Map ? recipients : [...(recipients as Iterable<number>)];
+        userState.observe(realmId, event, userIds);
+        events.send(realmId, event, userIds);
+      },
+    },
+    clock,
+  );
   return {
     config,
     knex,
@@ -60,6 +77,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     events,
     cache: new RealmCache(),
     channels: new ChannelCache(clock),
+    userState,
     clock,
     logger,
     onClose: [],
@@ -70,7 +88,12 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
 export async function startEvents(app: App): Promise<void> {
   app.events.restore(await loadSavedQueues(app.knex));
   app.events.start();
-  app.onClose.push(watchExternalChanges(app.knex, 1000, () => app.cache.invalidateAll()));
+  app.onClose.push(
+    watchExternalChanges(app.knex, 1000, () => {
+      app.cache.invalidateAll();
+      app.userState.clear();
+    }),
+  );
 }
 
 /** Saves live queues (so clients survive a restart) and closes the database. */

@@ -15,7 +15,6 @@ import { defineEndpoint } from "../http/endpoint.js";
 import { check, field, p, pathInt, type Check } from "../http/params.js";
 import { accessUserById, accessUserByIdOrEmail } from "../lib/access-users.js";
 import { profileDataByUser } from "../lib/custom-profile-fields.js";
-import { maxMessageIdForUser } from "../lib/user-messages.js";
 import { isRole, type Role } from "../permissions/roles.js";
 import { presentUser } from "../presenters/users.js";
 
@@ -40,9 +39,9 @@ export const getOwnUser = defineEndpoint({
   async handler({ app, user }) {
     const profileData = bool(user.is_bot)
       ? undefined
-      : ((await profileDataByUser(app.knex, user.realm_id, [user.id])).get(user.id) ?? {});
+      : await app.userState.profileData(app.knex, user.realm_id, user.id);
     const me = presentUser(user, user, { clientGravatar: false, profileData });
-    return { ...me, max_message_id: await maxMessageIdForUser(app.knex, user.id) };
+    return { ...me, max_message_id: await app.userState.maxMessageId(app.knex, user.id) };
   },
 });
 

@@ -3,7 +3,9 @@
 // trigger and the receipts). Modes:
 //  - baseline: against the bare long-poll server (GET /poll, POST /fire);
 //  - chatd: N registered queues (given), GET /events; the trigger is a chatd request;
-//  - hold: park N chatd long-polls and keep them until SIGTERM (memory measurement).
+//  - hold: park N chatd long-polls and keep them until SIGTERM (memory measurement);
+//  - follow: keep N chatd queues polling (as live clients do) until SIGTERM, then print
+//    how many events they received.
 import { Agent, request } from "node:http";
 import { readInput } from "./processes.js";
 import { percentile, round } from "./stats.js";
@@ -17,7 +19,7 @@ interface Queue {
   queueId: string;
 }
 interface Input {
-  mode: "baseline" | "chatd" | "hold";
+  mode: "baseline" | "chatd" | "hold" | "follow";
   base: string;
   rounds: number;
   n: number;
@@ -95,6 +97,26 @@ async function fire(): Promise<void> {
   if (res.status !== 200) throw new Error(`trigger failed: ${res.status} ${res.text}`);
 }
 
+if (input.mode === "follow") {
+  let received = 0;
+  let stopping = false;
+  const follow = async (i: number) => {
+    while (!stopping) {
+      const at = await park(i).catch(() => null);
+      if (at === null) return;
+      received++;
+    }
+  };
+  const polls = Array.from({ length: input.n }, (_, i) => follow(i));
+  void polls;
+  await new Promise((r) => setTimeout(r, 1000));
+  process.stdout.write(`${JSON.stringify({ parked: input.n })}\n`);
+  await new Promise<void>((r) => process.once("SIGTERM", () => r()));
+  stopping = true;
+  process.stdout.write(`${JSON.stringify({ received })}\n`);
+  process.exit(0);
+}
+
 if (input.mode === "hold") {
   const pending = Array.from({ length: input.n }, (_, i) => park(i).catch(() => null));
   void pending;
@@ -110,6 +132,7 @@ for (let round_ = 0; round_ < input.rounds; round_++) {
   const receipts = Array.from({ length: input.n }, (_, i) => park(i));
   // Let every poll reach the server and park.
   await new Promise((r) => setTimeout(r, Math.max(300, input.n / 2)));
+  // From the trigger request (chatd publishes events before it answers the sender).
   const firedAt = performance.now();
   await fire();
   const settled = await Promise.race([

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
-import { buildDataset, type BenchUser, type Dataset } from "./dataset.js";
+import { buildDataset, SEARCH_WORD, type BenchUser, type Dataset } from "./dataset.js";
 import {
   CHATD_BIN,
   CORES,
@@ -231,6 +231,9 @@ async function benchDriver(
       });
     }
 
+    await benchDelivery(driver, dataset, chatd.url, longpollBaselineP99);
+    if (dataset.messages > 0) await benchMessages(driver, dataset, chatd.url, koaUrl);
+
     // Memory with 10,000 parked long-polls (queues registered first).
     const queueCount = QUICK ? 2000 : 10_000;
     const queues = await registerQueues(chatd.url, dataset.users, queueCount);
@@ -265,10 +268,154 @@ async function benchDriver(
       driver,
       target: "<= 20",
     });
-    void longpollBaselineP99;
   } finally {
     await stopProcess(chatd.child);
   }
+}
+
+/** GET /messages on a channel + topic narrow and a full-text search. */
+async function benchMessages(driver: Driver, dataset: Dataset, url: string, koaUrl: string): Promise<void> {
+  const owner = dataset.users[0]!;
+  const headers = { authorization: basic(owner) };
+  const fetchUrl = (narrow: unknown[]) =>
+    `${url}/api/v1/messages?${new URLSearchParams({
+      anchor: "newest",
+      num_before: "50",
+      num_after: "0",
+      narrow: JSON.stringify(narrow),
+    }).toString()}`;
+  const topicNarrow = fetchUrl([
+    { operator: "channel", operand: dataset.channels[0]!.id },
+    { operator: "topic", operand: "topic 3" },
+  ]);
+  const probe = await fetch(topicNarrow, { headers });
+  const fetched = (await probe.json()) as { messages?: unknown[] };
+  if (fetched.messages?.length !== 50) throw new Error(`narrow fetch returned ${fetched.messages?.length}`);
+  await readScenario("read_messages_narrow_rps", koaUrl, topicNarrow, headers, driver, "");
+  const single = await load(topicNarrow, headers, { connections: 1 });
+  record({
+    name: "narrow_fetch_p50_ms",
+    value: single.p50_ms,
+    unit: "ms",
+    baseline: null,
+    ratio: null,
+    driver,
+    target: LARGE ? "<= 5" : "",
+  });
+  const search = await load(fetchUrl([{ operator: "search", operand: SEARCH_WORD }]), headers, {
+    connections: 1,
+  });
+  if (search.non2xx > 0) throw new Error("search narrow failed");
+  record({
+    name: "search_p50_ms",
+    value: search.p50_ms,
+    unit: "ms",
+    baseline: null,
+    ratio: null,
+    driver,
+    target: LARGE ? "<= 50" : "",
+  });
+}
+
+/**
+ * Sends to the 50-subscriber channel while its 50 subscribers keep live long-polls,
+ * then event delivery from one send to 1,000 parked queues (20 per subscriber).
+ */
+async function benchDelivery(
+  driver: Driver,
+  dataset: Dataset,
+  url: string,
+  longpollBaselineP99: number,
+): Promise<void> {
+  const fifty = dataset.channels[0]!;
+  const subscribers = dataset.users.filter((u) => fifty.subscribers.includes(u.id));
+  const live = await registerQueues(url, subscribers, subscribers.length);
+  const follower = await spawnNode(
+    [
+      join(BENCH_DIR, "longpoll-client.js"),
+      inputFile({ mode: "follow", base: url, n: live.length, rounds: 0, queues: live }),
+    ],
+    { core: LOAD_CORE },
+  );
+  await new Promise<void>((resolve) => follower.stdout!.once("data", () => resolve()));
+  const sender = subscribers[0]!;
+  const send = await load(
+    `${url}/api/v1/messages`,
+    { authorization: basic(sender), "content-type": "application/x-www-form-urlencoded" },
+    {
+      method: "POST",
+      connections: 20,
+      body: new URLSearchParams({
+        type: "stream",
+        to: String(fifty.id),
+        topic: "bench",
+        content: "hello @**User 1** :smile:",
+      }).toString(),
+    },
+  );
+  await stopProcess(follower);
+  if (send.non2xx > 0 || send.errors > 0)
+    throw new Error(`send: ${send.non2xx} non-2xx, ${send.errors} errors`);
+  const limit =
+    results.find((r) => r.name === "sqlite_write_limit_msgs" && r.driver === driver)?.value ?? null;
+  record({
+    name: "send_message_msgs",
+    value: round(send.rps, 0),
+    unit: "msg/s",
+    baseline: limit,
+    ratio: limit ? round(send.rps / limit, 3) : null,
+    driver,
+    target: ">= 0.50",
+  });
+  record({
+    name: "send_message_p99_ms",
+    value: send.p99_ms,
+    unit: "ms",
+    baseline: null,
+    ratio: null,
+    driver,
+    target: "<= 50",
+  });
+
+  const queues = await registerQueues(url, subscribers, 1000);
+  const delivery = await runJson<{ p50_ms: number; p99_ms: number; lost: number }>("longpoll-client.js", {
+    mode: "chatd",
+    base: url,
+    n: queues.length,
+    rounds: QUICK ? 3 : 5,
+    queues,
+    trigger: {
+      path: "/messages",
+      auth: { email: sender.email, apiKey: sender.apiKey },
+      params: { type: "stream", to: String(fifty.id), topic: "delivery", content: "ping" },
+    },
+  });
+  record({
+    name: "event_delivery_p50_ms",
+    value: delivery.p50_ms,
+    unit: "ms",
+    baseline: null,
+    ratio: null,
+    driver,
+  });
+  record({
+    name: "event_delivery_p99_ms",
+    value: delivery.p99_ms,
+    unit: "ms",
+    baseline: longpollBaselineP99,
+    ratio: round(delivery.p99_ms / longpollBaselineP99, 2),
+    driver,
+    target: "ratio <= 2",
+  });
+  record({
+    name: "events_lost",
+    value: delivery.lost,
+    unit: "events",
+    baseline: null,
+    ratio: null,
+    driver,
+    target: "0",
+  });
 }
 
 async function registerQueues(url: string, users: BenchUser[], n: number) {

@@ -1,0 +1,70 @@
+import type { Knex } from "knex";
+import type { ChatEvent, EventRecipients } from "../events/types.js";
+import { profileDataByUser, type ProfileData } from "./custom-profile-fields.js";
+import { maxMessageIdForUser } from "./user-messages.js";
+
+/**
+ * Per-user data that GET /users/me would otherwise query on every request: the newest
+ * message ID and the custom profile values. It follows the committed event stream (every
+ * change of state is an event), so it needs no hooks in the write paths; writes by other
+ * processes clear it through the data_version watcher.
+ */
+export class UserStateCache {
+  private readonly maxMessageIds = new Map<number, number>();
+  private readonly profiles = new Map<number, ReadonlyMap<number, ProfileData>>();
+  /** Bumped by every observed change, so a read that raced one is not stored. */
+  private version = 0;
+
+  async maxMessageId(knex: Knex, userId: number): Promise<number> {
+    const cached = this.maxMessageIds.get(userId);
+    if (cached !== undefined) return cached;
+    const version = this.version;
+    const max = await maxMessageIdForUser(knex, userId);
+    if (version === this.version) this.maxMessageIds.set(userId, max);
+    return max;
+  }
+
+  async profileData(knex: Knex, realmId: number, userId: number): Promise<ProfileData> {
+    let realm = this.profiles.get(realmId);
+    if (!realm) {
+      const version = this.version;
+      realm = await profileDataByUser(knex, realmId);
+      if (version === this.version) this.profiles.set(realmId, realm);
+    }
+    return realm.get(userId) ?? {};
+  }
+
+  /** Called with every event as it is published, after its transaction committed. */
+  observe(realmId: number, event: ChatEvent, recipients: EventRecipients): void {
+    this.version++;
+    switch (event.type) {
+      case "message": {
+        const id = (event.message as { id: number }).id;
+        const userIds = recipients instanceof Map ? recipients.keys() : (recipients as Iterable<number>);
+        for (const userId of userIds) {
+          const known = this.maxMessageIds.get(userId);
+          if (known !== undefined && known < id) this.maxMessageIds.set(userId, id);
+        }
+        break;
+      }
+      case "delete_message":
+      case "update_message":
+        // Deletions and moves can lower a user's newest message: recompute on demand.
+        this.maxMessageIds.clear();
+        break;
+      case "custom_profile_fields":
+        this.profiles.delete(realmId);
+        break;
+      case "realm_user":
+        if (event.op === "update" && "custom_profile_field" in (event.person as object))
+          this.profiles.delete(realmId);
+        break;
+    }
+  }
+
+  clear(): void {
+    this.version++;
+    this.maxMessageIds.clear();
+    this.profiles.clear();
+  }
+}
