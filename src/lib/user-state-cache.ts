@@ -40,7 +40,10 @@ export class UserStateCache {
     switch (event.type) {
       case "message": {
         const id = (event.message as { id: number }).id;
-        const userIds = recipients instanceof Map ? recipients.keys() : (recipients as Iterable<number>);
+        const userIds: Iterable<number> =
+          recipients instanceof Map
+            ? (recipients as ReadonlyMap<number, unknown>).keys()
+            : (recipients as Iterable<number>);
         for (const userId of userIds) {
           const known = this.maxMessageIds.get(userId);
           if (known !== undefined && known < id) this.maxMessageIds.set(userId, id);

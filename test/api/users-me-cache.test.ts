@@ -18,7 +18,8 @@ describe("GET /users/me from the user-state cache", function () {
     await server.close();
   });
 
-  const me = async () => expectSuccess(await u.cordelia.client.get("/users/me"));
+  const me = async (): Promise<Record<string, unknown>> =>
+    expectSuccess(await u.cordelia.client.get("/users/me"));
 
   it("follows max_message_id as messages arrive", async function () {
     expect((await me()).max_message_id).to.equal(-1);
@@ -41,7 +42,9 @@ describe("GET /users/me from the user-state cache", function () {
         data: [{ id: field, value: "555-0100" }],
       }),
     );
-    expect((await me()).profile_data).to.deep.equal({ [field]: { value: "555-0100", rendered_value: "<p>555-0100</p>" } });
+    expect((await me()).profile_data).to.deep.equal({
+      [field]: { value: "555-0100", rendered_value: "<p>555-0100</p>" },
+    });
     expectSuccess(await u.iago.client.delete(`/realm/profile_fields/${field}`));
     expect((await me()).profile_data).to.deep.equal({});
   });
