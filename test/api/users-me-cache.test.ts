@@ -18,8 +18,10 @@ describe("GET /users/me from the user-state cache", function () {
     await server.close();
   });
 
-  const me = async (): Promise<Record<string, unknown>> =>
-    expectSuccess(await u.cordelia.client.get("/users/me"));
+  const me = async () => {
+    const body: Record<string, unknown> = expectSuccess(await u.cordelia.client.get("/users/me"));
+    return body;
+  };
 
   it("follows max_message_id as messages arrive", async function () {
     expect((await me()).max_message_id).to.equal(-1);
