@@ -40,13 +40,14 @@ export interface CreateAppOptions {
 export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<App> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.log_level);
-  const knex = createKnex(config);
+  const writer = createKnex(config);
   try {
-    if (options.migrate !== false) await migrateLatest(knex);
+    if (options.migrate !== false) await migrateLatest(writer);
   } catch (err) {
-    await knex.destroy();
+    await writer.destroy();
     throw err;
   }
+  const knex = createKnex(config, config.db_read_connections);
   const events = new EventHub(
     {
       heartbeatMs: config.heartbeat_interval_secs * 1000,
@@ -58,7 +59,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   );
   const userState = new UserStateCache();
   const db = new Db(
-    knex,
+    writer,
     {
       send(realmId, event, recipients) {
         // Recipients may be a one-shot iterator; both consumers need them.
@@ -69,6 +70,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
       },
     },
     clock,
+    knex,
   );
   return {
     config,
@@ -89,7 +91,7 @@ export async function startEvents(app: App): Promise<void> {
   app.events.restore(await loadSavedQueues(app.knex));
   app.events.start();
   app.onClose.push(
-    watchExternalChanges(app.knex, 1000, () => {
+    watchExternalChanges(app.db.knex, 1000, () => {
       app.cache.invalidateAll();
       app.userState.clear();
     }),
@@ -100,6 +102,7 @@ export async function startEvents(app: App): Promise<void> {
 export async function closeApp(app: App, options: { saveQueues?: boolean } = {}): Promise<void> {
   for (const stop of app.onClose.splice(0)) stop();
   app.events.stop();
-  if (options.saveQueues) await saveQueues(app.knex, app.events.snapshot(), app.clock);
+  if (options.saveQueues) await saveQueues(app.db.knex, app.events.snapshot(), app.clock);
   await app.knex.destroy();
+  await app.db.knex.destroy();
 }

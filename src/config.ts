@@ -17,6 +17,7 @@ export interface Config {
   readonly db_driver: "sqlite3" | "better-sqlite3";
   readonly sqlite_synchronous: "full" | "normal";
   readonly sqlite_busy_timeout_ms: number;
+  readonly db_read_connections: number;
   readonly heartbeat_interval_secs: number;
   readonly idle_queue_timeout_secs: number;
   readonly queue_gc_interval_secs: number;
@@ -63,6 +64,12 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     choices: ["full", "normal"],
     description:
       "full: an acknowledged write survives power loss. normal: faster, may lose the last writes on power loss (never corrupts).",
+  },
+  db_read_connections: {
+    kind: "int",
+    min: 1,
+    max: 64,
+    description: "Database connections for reads, which run beside the one write connection.",
   },
   sqlite_busy_timeout_ms: {
     kind: "int",

@@ -34,7 +34,12 @@ export class GroupCommit<I, O> {
   private async drain(): Promise<void> {
     this.draining = true;
     try {
-      while (this.queue.length > 0) await this.commit(this.queue.splice(0, MAX_BATCH));
+      while (this.queue.length > 0) {
+        // Let pending I/O run first: requests that arrived during the last commit (with a
+        // synchronous driver, the commit blocked the event loop) join this batch.
+        await new Promise((resolve) => setImmediate(resolve));
+        await this.commit(this.queue.splice(0, MAX_BATCH));
+      }
     } finally {
       this.draining = false;
     }

@@ -27,10 +27,12 @@ export interface Tx {
 export class Db {
   private readonly writeLock = new Mutex();
 
+  /** `knex` is the write connection; `reader` the read pool (the same in one-connection setups). */
   constructor(
     readonly knex: Knex,
     private readonly sink: EventSink,
     private readonly clock: Clock,
+    private readonly reader: Knex = knex,
   ) {}
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -57,6 +59,6 @@ export class Db {
    * and its queue creation, so no event is both in the state and in the queue.
    */
   consistentRead<T>(fn: (knex: Knex) => Promise<T>): Promise<T> {
-    return this.writeLock.run(() => fn(this.knex));
+    return this.writeLock.run(() => fn(this.reader));
   }
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { Command } from "commander";
 import { realmExists } from "../../actions/init.js";
-import { createApp } from "../../app-context.js";
+import { closeApp, createApp } from "../../app-context.js";
 import { configFor } from "../context.js";
 import { CliError } from "../output.js";
 import { serveUntilSignal } from "../serve-loop.js";
@@ -34,7 +34,7 @@ export const serveCommand = addServerFlags(
   mkdirSync(config.data_dir, { recursive: true });
   const app = await createApp(config);
   if (!(await realmExists(app))) {
-    await app.knex.destroy();
+    await closeApp(app);
     throw new CliError(`no realm in ${config.data_dir}: run \`chatd init\` first (or \`npm start\`)`);
   }
   await serveUntilSignal(app);

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { Command } from "commander";
 import { checkInitRealm, realmExists } from "../../actions/init.js";
-import { createApp } from "../../app-context.js";
+import { closeApp, createApp } from "../../app-context.js";
 import { generatePassword } from "../../lib/passwords.js";
 import { configFor } from "../context.js";
 import { serveUntilSignal } from "../serve-loop.js";
@@ -31,7 +31,7 @@ export const startCommand = addServerFlags(
       printCredentials(result, password);
     }
   } catch (err) {
-    await app.knex.destroy();
+    await closeApp(app);
     throw err;
   }
   await serveUntilSignal(app);
