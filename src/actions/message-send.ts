@@ -3,7 +3,7 @@ import type { Knex } from "knex";
 import type { App } from "../app-context.js";
 import { realmUrl } from "../config.js";
 import { RECIPIENT_TYPE, type ChannelRow } from "../db/channel-rows.js";
-import { bulkInsert, insertReturningId } from "../db/insert.js";
+import { bulkInsert, bulkInsertReturningIds, insertReturningId } from "../db/insert.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { indexMessages } from "../db/search-sqlite.js";
 import type { Tx } from "../db/tx.js";
@@ -151,14 +151,14 @@ export async function doSendMessages(
   tx: Tx,
   messages: readonly PreparedMessage[],
 ): Promise<number[]> {
-  const rows: MessageRow[] = [];
+  const fields = [];
+  const stored = [];
   for (const message of messages) {
     const realmId = message.realm.realm.id;
-    const streamId = message.recipient.type === "stream" ? message.recipient.channel.id : null;
-    const fields = {
+    const row = {
       sender_id: message.sender.id,
       recipient_id: await recipientIdFor(tx, realmId, message.recipient),
-      stream_id: streamId,
+      stream_id: message.recipient.type === "stream" ? message.recipient.channel.id : null,
       topic: message.topic,
       content: message.content,
       rendered_content: message.rendered.html,
@@ -166,8 +166,9 @@ export async function doSendMessages(
       sending_client: message.client,
       is_me_message: message.rendered.isMeMessage,
     };
-    const id = await insertReturningId(tx.knex, "messages", {
-      ...fields,
+    fields.push(row);
+    stored.push({
+      ...row,
       realm_id: realmId,
       topic_key: message.topic.toLowerCase(),
       has_link: message.rendered.hasLink,
@@ -175,8 +176,10 @@ export async function doSendMessages(
       // Set only when the message links to uploaded files that exist; chatd has no uploads.
       has_attachment: false,
     });
-    rows.push({ ...fields, id });
   }
+  // One multi-row INSERT for the batch: IDs come back in VALUES order.
+  const ids = await bulkInsertReturningIds(tx.knex, "messages", stored);
+  const rows: MessageRow[] = fields.map((row, i) => ({ ...row, id: ids[i]! }));
 
   const userMessages: Array<[number, number, number]> = [];
   messages.forEach((message, i) => {

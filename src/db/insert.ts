@@ -31,3 +31,28 @@ export async function bulkInsert(
     await knex.raw(head + part.map(() => placeholders).join(", "), part.flat());
   }
 }
+
+/**
+ * Inserts rows (all with the same keys) in one multi-row statement and returns their new
+ * IDs in row order. RETURNING is standard in SQLite 3.35+ and PostgreSQL; IDs of one
+ * statement are assigned in VALUES order, so sorting restores the row order.
+ */
+export async function bulkInsertReturningIds(
+  knex: Knex,
+  table: string,
+  rows: ReadonlyArray<Record<string, Knex.Value>>,
+): Promise<number[]> {
+  if (rows.length === 0) return [];
+  const columns = Object.keys(rows[0]!);
+  const placeholders = `(${columns.map(() => "?").join(", ")})`;
+  const sql = `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${rows.map(() => placeholders).join(", ")} RETURNING id`;
+  const result: unknown = await knex.raw(
+    sql,
+    rows.flatMap((row) => columns.map((column) => row[column]!)),
+  );
+  // sqlite3 and better-sqlite3 answer rows; PostgreSQL a result with `rows`.
+  const returned = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{
+    id: number;
+  }>;
+  return returned.map((row) => row.id).sort((a, b) => a - b);
+}
