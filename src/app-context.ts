@@ -5,6 +5,7 @@ import { migrateLatest } from "./db/migrate.js";
 import { Db } from "./db/tx.js";
 import { EventHub } from "./events/hub.js";
 import type { EventRecipients } from "./events/types.js";
+import { drainOutbox } from "./events/outbox.js";
 import { loadSavedQueues, saveQueues } from "./events/persistence.js";
 import { watchExternalChanges } from "./db/sqlite-change-watch.js";
 import { ChannelCache } from "./lib/channel-cache.js";
@@ -35,6 +36,11 @@ export interface CreateAppOptions {
   logger?: Logger;
   /** Apply pending migrations first (serve, init); default true. */
   migrate?: boolean;
+  /**
+   * Write events to the outbox for the running server to publish, instead of to this
+   * process's (unserved) queues: admin commands.
+   */
+  outbox?: boolean;
 }
 
 export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<App> {
@@ -71,6 +77,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     },
     clock,
     knex,
+    options.outbox === true,
   );
   return {
     config,
@@ -90,10 +97,16 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
 export async function startEvents(app: App): Promise<void> {
   app.events.restore(await loadSavedQueues(app.knex));
   app.events.start();
+  // Events of admin commands run while the server was down reach the restored queues.
+  await drainOutbox(app.db);
   app.onClose.push(
-    watchExternalChanges(app.db.knex, 1000, () => {
+    watchExternalChanges(app.db.knex, app.config.external_change_poll_ms, () => {
       app.cache.invalidateAll();
+      app.channels.invalidateAll();
       app.userState.clear();
+      drainOutbox(app.db).catch((err: unknown) =>
+        app.logger.error(`publishing outbox events failed: ${String(err)}`),
+      );
     }),
   );
 }

@@ -21,6 +21,7 @@ export interface Config {
   readonly heartbeat_interval_secs: number;
   readonly idle_queue_timeout_secs: number;
   readonly queue_gc_interval_secs: number;
+  readonly external_change_poll_ms: number;
   readonly max_queue_events: number;
   readonly body_limit_bytes: number;
   readonly request_timeout_secs: number;
@@ -88,6 +89,13 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     min: 1,
     max: 7 * 24 * 3600,
     description: "An event queue not polled for this long is garbage-collected.",
+  },
+  external_change_poll_ms: {
+    kind: "int",
+    min: 50,
+    max: 60000,
+    description:
+      "How often the server checks for writes by admin commands (to refresh caches and publish their events).",
   },
   queue_gc_interval_secs: {
     kind: "int",

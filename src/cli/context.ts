@@ -17,6 +17,7 @@ export function configFor(cmd: Command, overrides: Partial<Record<SettingKey, un
 export async function withApp<T>(config: Config, fn: (app: App) => Promise<T>): Promise<T> {
   const app = await createApp(config, {
     logger: createLogger(config.log_level === "debug" ? "debug" : "warn"),
+    outbox: true,
   });
   try {
     return await fn(app);

@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import type { Clock } from "../lib/clock.js";
 import { Mutex } from "../lib/mutex.js";
 import type { ChatEvent, EventRecipients } from "../events/types.js";
+import { writeOutbox, type PendingEvent } from "../events/outbox.js";
 
 /** Where committed events go (the event hub), kept abstract to avoid an import cycle. */
 export interface EventSink {
@@ -33,22 +34,27 @@ export class Db {
     private readonly sink: EventSink,
     private readonly clock: Clock,
     private readonly reader: Knex = knex,
+    /** Write events to the outbox instead of publishing them (admin commands). */
+    private readonly outbox = false,
   ) {}
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.writeLock.run(async () => {
-      const events: Array<[number, ChatEvent, EventRecipients]> = [];
+      const events: PendingEvent[] = [];
       const hooks: Array<() => void> = [];
       const now = Math.floor(this.clock.nowMs() / 1000);
-      const result = await this.knex.transaction((trx) =>
-        fn({
+      const result = await this.knex.transaction(async (trx) => {
+        const value = await fn({
           knex: trx,
           now,
           sendEventOnCommit: (realmId, event, recipients) => void events.push([realmId, event, recipients]),
           afterCommit: (hook) => void hooks.push(hook),
-        }),
-      );
+        });
+        if (this.outbox && events.length > 0) await writeOutbox(trx, events, now);
+        return value;
+      });
       for (const hook of hooks) hook();
+      if (this.outbox) return result;
       for (const [realmId, event, recipients] of events) this.sink.send(realmId, event, recipients);
       return result;
     });

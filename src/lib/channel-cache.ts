@@ -164,6 +164,12 @@ export class ChannelCache {
     this.generations.set(realmId, (this.generations.get(realmId) ?? 0) + 1);
     this.entries.delete(realmId);
   }
+
+  /** After writes by another process, which could have touched any realm. */
+  invalidateAll(): void {
+    for (const realmId of new Set([...this.entries.keys(), ...this.generations.keys()]))
+      this.invalidate(realmId);
+  }
 }
 
 async function loadChannelSnapshot(knex: Knex, realmId: number, nowMs: number): Promise<ChannelSnapshot> {

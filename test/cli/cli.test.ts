@@ -259,7 +259,7 @@ describe("the chatd CLI", function () {
     }
   });
 
-  it("a running server sees users created by the CLI within seconds", async function () {
+  it("a running server sees users created by the CLI within seconds, and their events reach its queues", async function () {
     const init = JSON.parse(chatd(initArgs(dataDir)).stdout) as { api_key: string; email: string };
     const port = await freePort();
     const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "serve", "--port", String(port)], {
@@ -279,6 +279,13 @@ describe("the chatd CLI", function () {
           }
         ).members.map((m) => m.email);
       expect(await emails()).not.to.include("yorick@zulip.test");
+      const registered = (await (
+        await fetch(`${url}/api/v1/register`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ event_types: JSON.stringify(["realm_user"]) }),
+        })
+      ).json()) as { queue_id: string };
       const created = chatd([
         "--data-dir",
         dataDir,
@@ -299,6 +306,16 @@ describe("the chatd CLI", function () {
         if (!seen) await new Promise((r) => setTimeout(r, 100));
       }
       expect(seen).to.equal(true);
+      // The command's events went through the outbox to the server's queues.
+      const polled = (await (
+        await fetch(
+          `${url}/api/v1/events?${new URLSearchParams({ queue_id: registered.queue_id, last_event_id: "-1" }).toString()}`,
+          { headers: auth },
+        )
+      ).json()) as { events: Array<{ type: string; op: string; person: { email: string } }> };
+      expect(polled.events.map((e) => [e.type, e.op, e.person.email])).to.deep.equal([
+        ["realm_user", "add", "yorick@zulip.test"],
+      ]);
     } finally {
       child.kill("SIGTERM");
       await exited(child);
