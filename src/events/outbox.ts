@@ -46,7 +46,7 @@ export function drainOutbox(db: Db): Promise<number> {
     for (const row of rows) {
       const list = JSON.parse(row.recipients) as Array<number | [number, Record<string, unknown>]>;
       const recipients: EventRecipients = list.every((entry) => typeof entry === "number")
-        ? (list)
+        ? list
         : new Map(list as Array<[number, Record<string, unknown>]>);
       tx.sendEventOnCommit(row.realm_id, JSON.parse(row.event) as ChatEvent, recipients);
     }
