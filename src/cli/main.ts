@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { apiKeyCommand } from "./commands/api-key.js";
 import { backupCommand } from "./commands/backup.js";
 import { initCommand } from "./commands/init.js";
+import { messageCommand } from "./commands/message.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { serveCommand } from "./commands/serve.js";
 import { startCommand } from "./commands/start.js";
@@ -18,6 +19,7 @@ export function createProgram(): Command {
     .addCommand(startCommand)
     .addCommand(migrateCommand)
     .addCommand(userCommand)
+    .addCommand(messageCommand)
     .addCommand(apiKeyCommand)
     .addCommand(backupCommand);
 }
