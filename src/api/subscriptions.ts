@@ -63,7 +63,15 @@ export const getSubscriptions = defineEndpoint({
   params: { include_subscribers: includeSubscribersParam().default(false) },
   async handler({ app, user, realm, params }) {
     const world = { realm, channels: await app.channels.get(app.knex, realm.realm.id) };
-    const lists = await gatherSubscriptions(app, app.knex, world, user, params.include_subscribers, false);
+    const lists = await gatherSubscriptions(
+      app,
+      app.knex,
+      world,
+      user,
+      params.include_subscribers,
+      false,
+      true,
+    );
     return { subscriptions: lists.subscriptions };
   },
 });

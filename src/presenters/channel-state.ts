@@ -95,6 +95,8 @@ export async function gatherSubscriptions(
   user: UserRow,
   mode: IncludeSubscribers,
   includeArchived: boolean,
+  /** Only the `subscriptions` list (GET /users/me/subscriptions); the others stay empty. */
+  subscribedOnly = false,
 ): Promise<SubscriptionLists> {
   const { realm, channels } = world;
   const subscribed: ChannelRow[] = [];
@@ -104,7 +106,8 @@ export async function gatherSubscriptions(
     if (!includeArchived && isArchived(channel)) continue;
     const sub = channels.subscription(user.id, channel.id);
     if (sub && bool(sub.active)) subscribed.push(channel);
-    else if (canAccessChannelMetadata(world, user, channel)) (sub ? unsubscribed : never).push(channel);
+    else if (!subscribedOnly && canAccessChannelMetadata(world, user, channel))
+      (sub ? unsubscribed : never).push(channel);
   }
   const fields = await subscriberFields(app, knex, world, user, mode, [
     ...subscribed,
