@@ -1,9 +1,14 @@
 import type { Knex } from "knex";
-import validator from "validator";
+import { createRequire } from "node:module";
 import { bool, type DbBool } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { check, codePointLength } from "../http/params.js";
 import type { RealmSnapshot } from "./realm-cache.js";
+
+// Only the URL check, not the whole validator library (memory at start-up).
+const isURL = (
+  createRequire(import.meta.url)("validator/lib/isURL.js") as { default: (s: string, o: object) => boolean }
+).default;
 
 /**
  * Custom profile fields: the field types, their per-type value rules, and the queries
@@ -183,7 +188,7 @@ export function checkSelectFieldData(data: FieldData): void {
 
 export function isHttpUrl(value: string): boolean {
   return (
-    validator.isURL(value, { protocols: ["http", "https"], require_protocol: true }) ||
+    isURL(value, { protocols: ["http", "https"], require_protocol: true }) ||
     /^https?:\/\/localhost(:\d{1,5})?([/?#]\S*)?$/i.test(value)
   );
 }

@@ -71,7 +71,12 @@ function buildEngine(): MarkdownIt {
   return md;
 }
 
-export const messageEngine: MarkdownIt = buildEngine();
+let engine: MarkdownIt | null = null;
+
+/** The messages engine, built on first use (see createMarkdownEngine). */
+export function messageEngine(): MarkdownIt {
+  return (engine ??= buildEngine());
+}
 
 export interface RawRendering {
   /** The HTML before the sanitizer pass. */
@@ -83,7 +88,8 @@ export interface RawRendering {
 export function renderRaw(content: string, ctx: RenderContext): RawRendering {
   const env = createRenderEnv(ctx);
   if (content.trim() === "") return { html: "", env };
-  const tokens = messageEngine.parse(content, env);
-  const html = messageEngine.renderer.render(tokens, messageEngine.options, env).replace(/\n+$/, "");
+  const md = messageEngine();
+  const tokens = md.parse(content, env);
+  const html = md.renderer.render(tokens, md.options, env).replace(/\n+$/, "");
   return { html, env };
 }

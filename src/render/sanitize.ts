@@ -1,4 +1,9 @@
-import sanitizeHtml from "sanitize-html";
+import { createRequire } from "node:module";
+import type sanitizeHtml from "sanitize-html";
+
+// Loaded on first use, not at startup (with its CSS parser it costs about 18 MB).
+const require = createRequire(import.meta.url);
+let sanitizer: typeof sanitizeHtml | null = null;
 import { ALLOWED_LINK_SCHEMES } from "./urls.js";
 
 /**
@@ -87,5 +92,6 @@ const OPTIONS: sanitizeHtml.IOptions = {
 
 export function sanitizeMessageHtml(html: string): string {
   // sanitize-html writes void elements XHTML-style (<br />); Zulip writes <br>.
-  return sanitizeHtml(html, OPTIONS).replace(/<(br|hr|img)\b([^>]*?) \/>/g, "<$1$2>");
+  sanitizer ??= require("sanitize-html") as typeof sanitizeHtml;
+  return sanitizer(html, OPTIONS).replace(/<(br|hr|img)\b([^>]*?) \/>/g, "<$1$2>");
 }

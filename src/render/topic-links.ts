@@ -111,7 +111,7 @@ function rawUrlMatches(topic: string): Match[] {
     splitter.lastIndex = pos;
     const next = splitter.exec(topic);
     const end = next ? next.index : topic.length;
-    const found = messageEngine.linkify.match(topic.slice(pos, end))?.[0];
+    const found = messageEngine().linkify.match(topic.slice(pos, end))?.[0];
     if (found && found.schema !== "mailto:" && !(found.schema === "" && found.raw.includes("@"))) {
       const url = found.schema === "" ? `https://${found.raw}` : found.raw;
       matches.push({ url, text: found.raw, index: pos + found.index, precedence: null });
