@@ -131,7 +131,7 @@ let lost = 0;
 for (let round_ = 0; round_ < input.rounds; round_++) {
   const receipts = Array.from({ length: input.n }, (_, i) => park(i));
   // Let every poll reach the server and park.
-  await new Promise((r) => setTimeout(r, Math.max(300, input.n / 2)));
+  await new Promise((r) => setTimeout(r, Math.max(500, input.n * 2)));
   // From the trigger request (chatd publishes events before it answers the sender).
   const firedAt = performance.now();
   await fire();

@@ -231,9 +231,6 @@ async function benchDriver(
       });
     }
 
-    await benchDelivery(driver, dataset, chatd.url, longpollBaselineP99);
-    if (dataset.messages > 0) await benchMessages(driver, dataset, chatd.url, koaUrl);
-
     // Memory with 10,000 parked long-polls (queues registered first).
     const queueCount = QUICK ? 2000 : 10_000;
     const queues = await registerQueues(chatd.url, dataset.users, queueCount);
@@ -268,6 +265,9 @@ async function benchDriver(
       driver,
       target: "<= 20",
     });
+
+    await benchDelivery(driver, dataset, chatd.url, longpollBaselineP99);
+    await benchMessages(driver, dataset, chatd.url, koaUrl);
   } finally {
     await stopProcess(chatd.child);
   }
