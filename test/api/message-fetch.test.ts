@@ -526,6 +526,45 @@ describe("GET /messages", function () {
         "flags",
       );
     });
+    it("client_gravatar and the empty topic", async function () {
+      await server.app
+        .knex("users")
+        .where({ id: u.hamlet.id })
+        .update({ avatar_source: "G", email_address_visibility: 1 });
+      server.app.cache.invalidate(realm.id);
+      const one = async (params: Params) =>
+        (
+          (await fetch(u.othello, { anchor: m.v1!, num_before: 0, num_after: 0, ...params }))
+            .messages as Msg[]
+        )[0]!;
+      expect((await one({})).avatar_url).to.equal(null);
+      expect((await one({ client_gravatar: false })).avatar_url).to.be.a("string");
+      const empty = await sendToChannel(u.hamlet, "Verona", "", "no topic");
+      const get = async (allow: boolean) =>
+        (
+          (
+            await fetch(u.othello, {
+              anchor: empty,
+              num_before: 0,
+              num_after: 0,
+              allow_empty_topic_name: allow,
+            })
+          ).messages as Msg[]
+        )[0]!.subject;
+      expect(await get(true)).to.equal("");
+      expect(await get(false)).to.equal("general chat");
+    });
+    it("a guest reads the history of a channel it is subscribed to", async function () {
+      expect(await narrowed(u.polonius, [["channel", "Verona"]])).to.deep.equal([]);
+      expectSuccess(
+        await u.hamlet.client.post("/users/me/subscriptions", {
+          subscriptions: [{ name: "Verona" }],
+          principals: [u.polonius.id],
+        }),
+      );
+      expect(await narrowed(u.polonius, [["channel", "Verona"]])).to.deep.equal(keys("v1", "v2", "v3", "v4"));
+      expect(await narrowed(u.polonius, [["channels", "public"]])).to.deep.equal([]);
+    });
     it("GET /messages/{id}: message and raw_content", async function () {
       const body = expectSuccess(await u.othello.client.get(`/messages/${m.v1}`));
       expect(body.raw_content).to.equal("the castle walls are running");
