@@ -173,7 +173,9 @@ describe("message events and the register state of sent messages", function () {
 
       await sendDirect(u.othello, [u.othello], "self");
       const [self] = await listener.events().then((events) => events.slice(1));
-      expect((self!.message.display_recipient as Event[]).map((p) => p.id as number)).to.deep.equal([u.othello.id]);
+      expect((self!.message.display_recipient as Event[]).map((p) => p.id as number)).to.deep.equal([
+        u.othello.id,
+      ]);
 
       await sendDirect(u.othello, [u.polonius, u.cordelia, u.hamlet], "group");
       const group = (await listener.events()).at(-1)!;
