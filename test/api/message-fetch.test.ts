@@ -353,6 +353,24 @@ describe("GET /messages", function () {
           ["search", "castle walls"],
         ]),
       ).to.deep.equal(keys("v1"));
+      // Zulip ignores `negated` on search terms.
+      expect(
+        await narrowed(u.othello, [{ operator: "search", operand: "castle", negated: true }]),
+      ).to.deep.equal(keys("v1", "v4", "s1"));
+      // Channel history is searched for a non-subscriber too.
+      const history = await fetch(u.cordelia, {
+        anchor: "newest",
+        num_before: 10,
+        num_after: 0,
+        narrow: [
+          ["channel", "Verona"],
+          ["search", "walls"],
+        ],
+      });
+      const [walls] = history.messages as Msg[];
+      expect(walls).to.include({ id: m.v1 });
+      expect(walls!.flags).to.deep.equal(["read", "historical"]);
+      expect(walls!.match_content).to.contain('<span class="highlight">walls</span>');
       const plain = await fetch(u.othello, { anchor: "newest", num_before: 1, num_after: 0 });
       expect((plain.messages as Msg[])[0]).not.to.have.property("match_content");
     });
@@ -616,6 +634,9 @@ describe("GET /messages", function () {
         [[["dm-including", "nobody@example.com"]], "unknown user nobody@example.com"],
         [[{ operator: "dm", operand: [u.hamlet.id, 99999] }], `unknown user in [${u.hamlet.id}, 99999]`],
         [[["id", "abc"]], "Invalid message ID"],
+        [[["id", "99999999"]], "Invalid message ID"],
+        [[["dm", "nobody@example.com"]], "unknown user in nobody@example.com"],
+        [[{ operator: "channel", operand: 99999 }], "unknown channel 99999"],
         [
           [
             ["channel", "Verona"],

@@ -273,8 +273,9 @@ async function resolveTerm(scope: NarrowScope, term: NarrowTerm, search: string[
           throw badNarrow(`unknown 'has' operand ${text}`);
       }
     case "id": {
-      if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw badNarrow("Invalid message ID");
-      const id = Number(text);
+      const id = /^\d+$/.test(text) ? Number(text) : NaN;
+      if (!Number.isSafeInteger(id) || id > (await maxMessageId(scope.knex)))
+        throw badNarrow("Invalid message ID");
       return (qb) => void qb.where("m.id", id);
     }
     case "search":
@@ -286,6 +287,11 @@ async function resolveTerm(scope: NarrowScope, term: NarrowTerm, search: string[
     default:
       throw badNarrow(`unknown operator ${operator}`);
   }
+}
+
+async function maxMessageId(knex: Knex): Promise<number> {
+  const row = await knex("messages").max<{ id: number | null }>("id as id").first();
+  return Number(row?.id ?? 0);
 }
 
 const CONVERSATION_OPERATORS = new Set(["channel", "stream", "topic", "dm", "pm-with"]);
