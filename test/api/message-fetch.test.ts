@@ -377,9 +377,9 @@ describe("GET /messages", function () {
   });
 
   describe("anchors and ranges", function () {
-    const verona = () => [["channel", "Verona"]];
+    const inVerona = () => [["channel", "Verona"]];
     it("integer anchor with both sides", async function () {
-      const body = await fetch(u.othello, { anchor: m.v2!, num_before: 1, num_after: 1, narrow: verona() });
+      const body = await fetch(u.othello, { anchor: m.v2!, num_before: 1, num_after: 1, narrow: inVerona() });
       expect((body.messages as Msg[]).map((x) => x.id)).to.deep.equal([m.v1, m.v2, m.v3]);
       expect(body).to.include({
         anchor: m.v2,
@@ -394,7 +394,7 @@ describe("GET /messages", function () {
         anchor: "newest",
         num_before: 2,
         num_after: 5,
-        narrow: verona(),
+        narrow: inVerona(),
       });
       expect((newest.messages as Msg[]).map((x) => x.id)).to.deep.equal([m.v3, m.v4]);
       expect(newest).to.include({
@@ -407,7 +407,7 @@ describe("GET /messages", function () {
         anchor: "oldest",
         num_before: 0,
         num_after: 100,
-        narrow: verona(),
+        narrow: inVerona(),
       });
       expect(oldest).to.include({ anchor: 0, found_oldest: true, found_newest: true, found_anchor: false });
       const excl = await fetch(u.othello, {
@@ -415,7 +415,7 @@ describe("GET /messages", function () {
         num_before: 0,
         num_after: 1,
         include_anchor: false,
-        narrow: verona(),
+        narrow: inVerona(),
       });
       expect((excl.messages as Msg[]).map((x) => x.id)).to.deep.equal([m.v3]);
       expect(excl).to.include({ found_anchor: false, found_newest: false });
@@ -446,6 +446,29 @@ describe("GET /messages", function () {
         ],
       });
       expect(none.anchor).to.equal(10000000000000000);
+    });
+    it("first_unread skips muted channels unless the narrow names the channel", async function () {
+      await server.app
+        .knex("user_messages")
+        .where({ user_id: u.othello.id })
+        .where("message_id", "<", m.v1!)
+        .update({ flags: server.app.knex.raw("flags | 1") });
+      const first = async (narrow: object) =>
+        (await fetch(u.othello, { anchor: "first_unread", num_before: 0, num_after: 0, narrow })).anchor;
+      expect(await first([])).to.equal(m.v1);
+      const mute = async (value: boolean) =>
+        expectSuccess(
+          await u.othello.client.post("/users/me/subscriptions/properties", {
+            subscription_data: [{ stream_id: verona, property: "is_muted", value }],
+          }),
+        );
+      await mute(true);
+      try {
+        expect(await first([])).to.equal(m.s1);
+        expect(await first([["channel", "Verona"]])).to.equal(m.v1);
+      } finally {
+        await mute(false);
+      }
     });
     it("clamps negative and huge anchors", async function () {
       expect((await fetch(u.othello, { anchor: "-5", num_before: 0, num_after: 1 })).anchor).to.equal(0);
