@@ -456,12 +456,13 @@ describe("GET /messages", function () {
       const first = async (narrow: object) =>
         (await fetch(u.othello, { anchor: "first_unread", num_before: 0, num_after: 0, narrow })).anchor;
       expect(await first([])).to.equal(m.v1);
-      const mute = async (value: boolean) =>
+      const mute = async (value: boolean) => {
         expectSuccess(
           await u.othello.client.post("/users/me/subscriptions/properties", {
             subscription_data: [{ stream_id: verona, property: "is_muted", value }],
           }),
         );
+      };
       await mute(true);
       try {
         expect(await first([])).to.equal(m.s1);
