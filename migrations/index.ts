@@ -3,6 +3,7 @@ import * as initial from "./20261122000000_initial.js";
 import * as messageSearch from "./20261122010000_message_search.js";
 import * as systemBots from "./20261123000000_system_bots.js";
 import * as eventOutbox from "./20261123005000_event_outbox.js";
+import * as messageFetchIndexes from "./20261123010000_message_fetch_indexes.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -15,4 +16,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261122010000_message_search", messageSearch],
   ["20261123000000_system_bots", systemBots],
   ["20261123005000_event_outbox", eventOutbox],
+  ["20261123010000_message_fetch_indexes", messageFetchIndexes],
 ];

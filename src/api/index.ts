@@ -15,6 +15,7 @@ import {
 } from "./channel-folders.js";
 import { deleteQueue, getEvents, register } from "./events.js";
 import { sendMessage } from "./message-send.js";
+import { getMessage, getMessages, getMessagesMatchesNarrow } from "./messages.js";
 import {
   addNavigationView,
   getNavigationViews,
@@ -151,4 +152,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   updateChannelFolder,
   // messages
   sendMessage,
+  // reading messages (matches_narrow before the :message_id route)
+  getMessages,
+  getMessagesMatchesNarrow,
+  getMessage,
 ];

@@ -1,0 +1,148 @@
+import { badRequest, JsonableError } from "../errors.js";
+import { defineEndpoint, type AuthedContext } from "../http/endpoint.js";
+import { check, p, pathInt } from "../http/params.js";
+import { fetchMessageDicts, loadMessageRows, matchFields } from "../lib/message-fetch.js";
+import {
+  accessibleMessage,
+  checkRange,
+  fetchRange,
+  firstUnreadAnchor,
+  narrowParam,
+  narrowQuery,
+  NEWEST_ANCHOR,
+  parseAnchor,
+  resolveNarrow,
+  type NarrowScope,
+} from "../lib/narrow/index.js";
+
+/** Reading messages: GET /messages, GET /messages/{id}, GET /messages/matches_narrow. */
+
+async function scopeOf(ctx: AuthedContext<unknown>): Promise<NarrowScope> {
+  const { app, realm, user } = ctx;
+  return {
+    knex: app.knex,
+    world: { realm, channels: await app.channels.get(app.knex, realm.realm.id) },
+    user,
+  };
+}
+
+export const getMessages = defineEndpoint({
+  method: "GET",
+  path: "/messages",
+  auth: "user",
+  params: {
+    anchor: p.str().optional(),
+    include_anchor: p.bool().default(true),
+    num_before: p.int({ min: 0 }).optional(),
+    num_after: p.int({ min: 0 }).optional(),
+    narrow: narrowParam().default([]),
+    client_gravatar: p.bool().default(true),
+    apply_markdown: p.bool().default(true),
+    use_first_unread_anchor: p.bool().default(false),
+    allow_empty_topic_name: p.bool().default(false),
+  },
+  async handler(ctx) {
+    const { params } = ctx;
+    const requested =
+      params.anchor !== undefined
+        ? parseAnchor(params.anchor)
+        : params.use_first_unread_anchor
+          ? "first_unread"
+          : undefined;
+    if (requested === undefined) throw badRequest("Missing 'anchor' argument.");
+    if (params.num_before === undefined) throw missing("num_before");
+    if (params.num_after === undefined) throw missing("num_after");
+    checkRange(params.num_before, params.num_after, params.include_anchor);
+    const scope = await scopeOf(ctx);
+    const narrow = await resolveNarrow(scope, params.narrow);
+    const anchor =
+      requested === "newest"
+        ? NEWEST_ANCHOR
+        : requested === "oldest"
+          ? 0
+          : requested === "first_unread"
+            ? await firstUnreadAnchor(scope, narrow)
+            : requested;
+    const range = await fetchRange(scope, narrow, {
+      anchor,
+      numBefore: params.num_before,
+      numAfter: params.num_after,
+      includeAnchor: params.include_anchor,
+    });
+    const messages = await fetchMessageDicts(scope.knex, scope.world, range.rows, {
+      applyMarkdown: params.apply_markdown,
+      clientGravatar: params.client_gravatar,
+      allowEmptyTopicName: params.allow_empty_topic_name,
+      search: narrow.search,
+    });
+    return {
+      messages,
+      anchor,
+      found_anchor: range.foundAnchor,
+      found_oldest: range.foundOldest,
+      found_newest: range.foundNewest,
+      history_limited: range.historyLimited,
+    };
+  },
+});
+
+const missing = (name: string) =>
+  new JsonableError(`Missing '${name}' argument`, "REQUEST_VARIABLE_MISSING", 400, { var_name: name });
+
+const invalidMessage = () => badRequest("Invalid message(s)");
+
+/** GET /messages/matches_narrow: which of the given messages match the narrow. */
+export const getMessagesMatchesNarrow = defineEndpoint({
+  method: "GET",
+  path: "/messages/matches_narrow",
+  auth: "user",
+  params: {
+    msg_ids: p.listOf(check.int()),
+    narrow: narrowParam(),
+  },
+  async handler(ctx) {
+    const scope = await scopeOf(ctx);
+    const narrow = await resolveNarrow(scope, ctx.params.narrow);
+    const ids = [...new Set(ctx.params.msg_ids)];
+    const matching: number[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = (await narrowQuery(scope, narrow, { userMessagesOnly: true }).whereIn(
+        "um.message_id",
+        ids.slice(i, i + 500),
+      )) as Array<{ id: number }>;
+      matching.push(...rows.map((r) => Number(r.id)));
+    }
+    const rows = await loadMessageRows(scope.knex, matching);
+    const messages: Record<string, unknown> = {};
+    for (const id of matching.sort((a, b) => a - b)) {
+      const row = rows.get(id);
+      if (row) messages[String(id)] = matchFields(row, narrow.search);
+    }
+    return { messages };
+  },
+});
+
+/** GET /messages/{message_id}: one message the user may read, with its Markdown source. */
+export const getMessage = defineEndpoint({
+  method: "GET",
+  path: "/messages/:message_id",
+  auth: "user",
+  params: {
+    message_id: pathInt(),
+    apply_markdown: p.bool().default(true),
+    allow_empty_topic_name: p.bool().default(false),
+  },
+  async handler(ctx) {
+    const scope = await scopeOf(ctx);
+    const head = await accessibleMessage(scope, ctx.params.message_id);
+    if (!head) throw invalidMessage();
+    const [message] = await fetchMessageDicts(scope.knex, scope.world, [{ id: head.id, flags: head.flags }], {
+      applyMarkdown: ctx.params.apply_markdown,
+      clientGravatar: false,
+      allowEmptyTopicName: ctx.params.allow_empty_topic_name,
+    });
+    if (!message) throw invalidMessage();
+    const rows = await loadMessageRows(scope.knex, [head.id]);
+    return { raw_content: rows.get(head.id)?.content ?? "", message };
+  },
+});

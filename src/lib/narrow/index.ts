@@ -1,0 +1,24 @@
+/** Narrows: parse the `narrow` parameter, resolve it for a user, query an anchor window. */
+export { badNarrow, narrowParam, parseNarrow, type NarrowTerm } from "./parse.js";
+export {
+  accessibleMessage,
+  canReadChannelHistory,
+  narrowIdColumn,
+  narrowQuery,
+  resolveNarrow,
+  type NarrowQueryOptions,
+  type NarrowScope,
+  type ResolvedNarrow,
+} from "./build.js";
+export {
+  checkRange,
+  fetchRange,
+  firstUnreadAnchor,
+  MAX_MESSAGES_PER_FETCH,
+  NEWEST_ANCHOR,
+  parseAnchor,
+  type AnchorParam,
+  type RangeRequest,
+  type RangeResult,
+  type RangeRow,
+} from "./range.js";
