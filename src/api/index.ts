@@ -17,6 +17,13 @@ import { deleteQueue, getEvents, register } from "./events.js";
 import { sendMessage } from "./message-send.js";
 import { getMessage, getMessages, getMessagesMatchesNarrow } from "./messages.js";
 import {
+  markAllAsRead,
+  markStreamAsRead,
+  markTopicAsRead,
+  updateMessageFlags,
+  updateMessageFlagsForNarrow,
+} from "./message-flags.js";
+import {
   addNavigationView,
   getNavigationViews,
   removeNavigationView,
@@ -155,5 +162,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
   // reading messages (matches_narrow before the :message_id route)
   getMessages,
   getMessagesMatchesNarrow,
+  updateMessageFlags,
+  updateMessageFlagsForNarrow,
+  markAllAsRead,
+  markStreamAsRead,
+  markTopicAsRead,
   getMessage,
 ];

@@ -3,7 +3,11 @@ import type { App } from "../app-context.js";
 import type { UserRow } from "../db/rows.js";
 import type { RealmSnapshot } from "../lib/realm-cache.js";
 import { fetchCustomProfileFieldsState } from "../presenters/custom-profile-fields.js";
-import { fetchMessageState, fetchRecentPrivateConversationsState } from "../presenters/message-state.js";
+import {
+  fetchMessageState,
+  fetchRecentPrivateConversationsState,
+  fetchUnreadState,
+} from "../presenters/message-state.js";
 import { fetchNavigationViewsState } from "../presenters/navigation-views.js";
 import {
   fetchChannelFolderState,
@@ -48,6 +52,7 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   default_streams: fetchDefaultStreamsState,
   message: fetchMessageState,
   recent_private_conversations: fetchRecentPrivateConversationsState,
+  update_message_flags: fetchUnreadState,
 };
 
 /** Builds the state for the requested types (all when null); unknown types are ignored. */

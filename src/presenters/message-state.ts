@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import { RECIPIENT_TYPE } from "../db/channel-rows.js";
 import type { StateContext } from "../events/state.js";
 import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
+import { unreadMessages } from "../lib/unread.js";
 import { maxMessageIdForUser } from "../lib/user-messages.js";
 
 /** Zulip's RECENT_CONVERSATIONS_LIMIT: how many of the newest direct messages are scanned. */
@@ -77,4 +78,10 @@ export async function fetchRecentPrivateConversationsState(
   ctx: StateContext,
 ): Promise<Record<string, unknown>> {
   return { recent_private_conversations: await recentPrivateConversations(ctx.knex, ctx.user.id) };
+}
+
+/** The `update_message_flags` fetch type: `unread_msgs` (Zulip sends it with `message`). */
+export async function fetchUnreadState(ctx: StateContext): Promise<Record<string, unknown>> {
+  const world = { realm: ctx.realm, channels: await ctx.app.channels.get(ctx.knex, ctx.realm.realm.id) };
+  return { unread_msgs: await unreadMessages(ctx.knex, world, ctx.user.id) };
 }

@@ -247,6 +247,8 @@ async function benchDriver(
     await new Promise<void>((resolve) => holder.stdout!.once("data", () => resolve()));
     const after = await rssMb(chatd.child.pid!);
     await stopProcess(holder);
+    // Abandoned queues would keep collecting every later event until their idle timeout.
+    await deleteQueues(chatd.url, queues);
     const perPollKib = ((after - before) * 1024) / queueCount;
     record({
       name: QUICK ? "rss_2k_longpolls_mb" : "rss_10k_longpolls_mb",
@@ -344,7 +346,8 @@ async function benchDelivery(
     { authorization: basic(sender), "content-type": "application/x-www-form-urlencoded" },
     {
       method: "POST",
-      connections: 20,
+      // One connection per subscriber of the channel.
+      connections: 50,
       body: new URLSearchParams({
         type: "stream",
         to: String(fifty.id),
@@ -354,6 +357,7 @@ async function benchDelivery(
     },
   );
   await stopProcess(follower);
+  await deleteQueues(url, live);
   if (send.non2xx > 0 || send.errors > 0)
     throw new Error(`send: ${send.non2xx} non-2xx, ${send.errors} errors`);
   const limit =
@@ -390,6 +394,7 @@ async function benchDelivery(
       params: { type: "stream", to: String(fifty.id), topic: "delivery", content: "ping" },
     },
   });
+  await deleteQueues(url, queues);
   record({
     name: "event_delivery_p50_ms",
     value: delivery.p50_ms,
@@ -416,6 +421,22 @@ async function benchDelivery(
     driver,
     target: "0",
   });
+}
+
+async function deleteQueues(
+  url: string,
+  queues: Array<{ auth: { email: string; apiKey: string }; queueId: string }>,
+) {
+  for (let i = 0; i < queues.length; i += 50) {
+    await Promise.all(
+      queues.slice(i, i + 50).map(({ auth, queueId }) =>
+        fetch(`${url}/api/v1/events?queue_id=${encodeURIComponent(queueId)}`, {
+          method: "DELETE",
+          headers: { authorization: basic({ id: 0, ...auth }) },
+        }).then((res) => res.arrayBuffer()),
+      ),
+    );
+  }
 }
 
 async function registerQueues(url: string, users: BenchUser[], n: number) {

@@ -3,6 +3,8 @@
  * it to check that register state + events == a fresh register (Zulip's verify_action).
  * Each feature adds its event types to APPLIERS.
  */
+import { applyUnreadForMessage, applyUpdateMessageFlags } from "./apply-unread.js";
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type State = Record<string, any>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -397,6 +399,7 @@ function applyMessage(state: State, event: Event, ctx: ApplyContext): void {
   const message = event.message as Event;
   if ("max_message_id" in state) state.max_message_id = Math.max(state.max_message_id, message.id);
   applyRecentPrivateConversation(state, message, ctx);
+  applyUnreadForMessage(state, event, ctx);
   if (message.type !== "stream") return;
   for (const list of ["subscriptions", "streams"]) {
     for (const entry of (state[list] as Event[] | undefined) ?? []) {
@@ -418,6 +421,7 @@ function applyRealm(state: State, event: Event): void {
 
 export const APPLIERS: Record<string, Applier> = {
   heartbeat: () => undefined,
+  update_message_flags: applyUpdateMessageFlags,
   realm_user: applyRealmUser,
   custom_profile_fields: applyCustomProfileFields,
   user_status: applyUserStatus,

@@ -1,0 +1,213 @@
+import type { Tx } from "../db/tx.js";
+import type { UserRow } from "../db/rows.js";
+import { badRequest } from "../errors.js";
+import { bulkInsert } from "../db/insert.js";
+import { accessChannelById, type ChannelWorld } from "../lib/channel-access.js";
+import { MESSAGE_FLAG_BITS, type MessageFlag } from "../lib/message-flags.js";
+import { canReadChannelHistory } from "../lib/narrow/index.js";
+import { conversationsOf, loadUnreadRows, unreadMessageDetails } from "../lib/unread.js";
+
+export type FlagOp = "add" | "remove";
+
+/** Flags only the server sets (Zulip's NON_EDITABLE_FLAGS). */
+const NON_EDITABLE: ReadonlySet<string> = new Set([
+  "has_alert_word",
+  "mentioned",
+  "stream_wildcard_mentioned",
+  "topic_wildcard_mentioned",
+  "group_mentioned",
+  "historical",
+  "force_expand",
+  "force_collapse",
+]);
+/** Flags that exist in the bitfield but are never a client's business. */
+const INTERNAL: ReadonlySet<string> = new Set(["is_private", "active_mobile_push_notification"]);
+
+const READ = MESSAGE_FLAG_BITS.read;
+const HISTORICAL = MESSAGE_FLAG_BITS.historical;
+
+/** Validates the flag and operation, with Zulip's errors in Zulip's order. */
+export function checkFlagChange(flag: string, op: string): { bit: number; op: FlagOp; flag: MessageFlag } {
+  if (!(flag in MESSAGE_FLAG_BITS) || INTERNAL.has(flag)) throw badRequest(`Invalid flag: '${flag}'`);
+  if (NON_EDITABLE.has(flag)) throw badRequest(`Flag not editable: '${flag}'`);
+  if (op !== "add" && op !== "remove") throw badRequest(`Invalid message flag operation: '${op}'`);
+  return { bit: MESSAGE_FLAG_BITS[flag as MessageFlag], op, flag: flag as MessageFlag };
+}
+
+export interface FlagChangeResult {
+  /** IDs whose flag actually changed, ascending. */
+  changed: number[];
+  /** For remove/read: channels whose messages were skipped because the user left them. */
+  ignoredChannels: number[];
+}
+
+/**
+ * Zulip's do_update_message_flags. A message the user has no row for counts as
+ * read|historical: changing it to anything else creates a historical row, but only for
+ * messages whose channel history the user may read ("Invalid message(s)" otherwise).
+ */
+export async function doUpdateMessageFlags(
+  tx: Tx,
+  world: ChannelWorld,
+  user: UserRow,
+  change: { bit: number; op: FlagOp; flag: MessageFlag },
+  messageIds: readonly number[],
+): Promise<FlagChangeResult> {
+  const ids = [...new Set(messageIds)];
+  const held = new Map<number, number>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await tx
+      .knex("user_messages")
+      .where("user_id", user.id)
+      .whereIn("message_id", ids.slice(i, i + 500))
+      .select<Array<{ message_id: number; flags: number }>>("message_id", "flags");
+    for (const row of rows) held.set(row.message_id, row.flags);
+  }
+  const wants = (flags: number) =>
+    change.op === "add" ? (flags & change.bit) === 0 : (flags & change.bit) !== 0;
+  const missing = ids.filter((id) => !held.has(id));
+  const created = wants(READ | HISTORICAL) ? await historicalRows(tx, world, user, missing) : [];
+
+  let candidates = [...ids.filter((id) => held.has(id) && wants(held.get(id)!)), ...created];
+  const ignoredChannels = new Set<number>();
+  if (change.op === "remove" && change.flag === "read" && candidates.length > 0) {
+    // Messages of channels the user is not subscribed to stay read.
+    const heads = await tx
+      .knex("messages")
+      .whereIn("id", candidates)
+      .whereNotNull("stream_id")
+      .select<Array<{ id: number; stream_id: number }>>("id", "stream_id");
+    const skip = new Set<number>();
+    for (const head of heads) {
+      if (world.channels.isSubscribed(user.id, head.stream_id)) continue;
+      skip.add(head.id);
+      ignoredChannels.add(head.stream_id);
+    }
+    candidates = candidates.filter((id) => !skip.has(id));
+  }
+  candidates.sort((a, b) => a - b);
+  for (let i = 0; i < candidates.length; i += 500) {
+    const part = candidates.slice(i, i + 500);
+    const flags =
+      change.op === "add"
+        ? tx.knex.raw(`flags | ${change.bit}`)
+        : tx.knex.raw(`flags & ${~change.bit & 0x7fffffff}`);
+    await tx.knex("user_messages").where("user_id", user.id).whereIn("message_id", part).update({ flags });
+  }
+  if (candidates.length > 0) await sendFlagEvent(tx, world, user, change, candidates);
+  return { changed: candidates, ignoredChannels: [...ignoredChannels].sort((a, b) => a - b) };
+}
+
+/** Creates read|historical rows for accessible messages the user never received. */
+async function historicalRows(
+  tx: Tx,
+  world: ChannelWorld,
+  user: UserRow,
+  messageIds: readonly number[],
+): Promise<number[]> {
+  if (messageIds.length === 0) return [];
+  const heads = await tx
+    .knex("messages")
+    .whereIn("id", messageIds)
+    .where("realm_id", user.realm_id)
+    .select<Array<{ id: number; stream_id: number | null }>>("id", "stream_id");
+  const readable = heads.filter((head) => {
+    const channel = head.stream_id === null ? undefined : world.channels.channel(head.stream_id);
+    return channel !== undefined && canReadChannelHistory(world, user, channel);
+  });
+  if (readable.length !== messageIds.length) throw badRequest("Invalid message(s)");
+  await bulkInsert(
+    tx.knex,
+    "user_messages",
+    ["user_id", "message_id", "flags"],
+    readable.map((head) => [user.id, head.id, READ | HISTORICAL]),
+  );
+  return readable.map((head) => head.id);
+}
+
+/** update_message_flags to the user's own queues; remove/read carries message_details. */
+async function sendFlagEvent(
+  tx: Tx,
+  world: ChannelWorld,
+  user: UserRow,
+  change: { op: FlagOp; flag: MessageFlag },
+  messageIds: number[],
+): Promise<void> {
+  const event: Record<string, unknown> = {
+    type: "update_message_flags",
+    op: change.op,
+    operation: change.op,
+    flag: change.flag,
+    messages: messageIds,
+    all: false,
+  };
+  if (change.op === "remove" && change.flag === "read") {
+    const rows = await loadUnreadRows(tx.knex, user.id, messageIds);
+    event.message_details = unreadMessageDetails(
+      user.id,
+      rows,
+      await conversationsOf(tx.knex, world, user.id, rows),
+    );
+  }
+  tx.sendEventOnCommit(user.realm_id, event as { type: string }, [user.id]);
+}
+
+/** Which unread messages a bulk "mark as read" covers. */
+export type ReadScope = { kind: "all" } | { kind: "channel"; channelId: number; topic?: string };
+
+/**
+ * mark_all_as_read / mark_stream_as_read / mark_topic_as_read: one bulk update through
+ * the unread partial index. Marking everything sends Zulip's `all: true` event.
+ */
+export async function doMarkAsRead(tx: Tx, user: UserRow, scope: ReadScope): Promise<number[]> {
+  const unread = tx
+    .knex("user_messages as um")
+    .where("um.user_id", user.id)
+    .whereRaw(`(um.flags & ${READ}) = 0`);
+  if (scope.kind === "channel") {
+    unread.join("messages as m", "m.id", "um.message_id").where("m.stream_id", scope.channelId);
+    if (scope.topic !== undefined) unread.where("m.topic_key", scope.topic.toLowerCase());
+  }
+  const ids = ((await unread.pluck("um.message_id")) as number[]).sort((a, b) => a - b);
+  for (let i = 0; i < ids.length; i += 500) {
+    await tx
+      .knex("user_messages")
+      .where("user_id", user.id)
+      .whereIn("message_id", ids.slice(i, i + 500))
+      .update({ flags: tx.knex.raw(`flags | ${READ}`) });
+  }
+  if (scope.kind === "all" || ids.length > 0) {
+    tx.sendEventOnCommit(
+      user.realm_id,
+      {
+        type: "update_message_flags",
+        op: "add",
+        operation: "add",
+        flag: "read",
+        messages: scope.kind === "all" ? [] : ids,
+        all: scope.kind === "all",
+      },
+      [user.id],
+    );
+  }
+  return ids;
+}
+
+/** Zulip's checks for mark_stream_as_read / mark_topic_as_read. */
+export async function checkReadScope(
+  tx: Tx,
+  world: ChannelWorld,
+  user: UserRow,
+  channelId: number,
+  topic?: string,
+): Promise<ReadScope> {
+  accessChannelById(world, user, channelId);
+  if (topic === undefined) return { kind: "channel", channelId };
+  const found = await tx
+    .knex("user_messages as um")
+    .join("messages as m", "m.id", "um.message_id")
+    .where({ "um.user_id": user.id, "m.stream_id": channelId, "m.topic_key": topic.toLowerCase() })
+    .first<{ id: number } | undefined>("m.id");
+  if (!found) throw badRequest(`No such topic '${topic}'`);
+  return { kind: "channel", channelId, topic };
+}
