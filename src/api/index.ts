@@ -16,6 +16,7 @@ import {
 import { deleteQueue, getEvents, register } from "./events.js";
 import { sendMessage } from "./message-send.js";
 import { getMessage, getMessages, getMessagesMatchesNarrow } from "./messages.js";
+import { addReaction, removeReaction } from "./reactions.js";
 import {
   markAllAsRead,
   markStreamAsRead,
@@ -167,5 +168,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   markAllAsRead,
   markStreamAsRead,
   markTopicAsRead,
+  addReaction,
+  removeReaction,
   getMessage,
 ];

@@ -131,14 +131,13 @@ async function reactionsOf(
   );
   const out = new Map<number, Array<Record<string, unknown>>>();
   for (const r of rows) {
-    const user = world.realm.userOrSystemBot(r.user_id);
     const list = out.get(r.message_id) ?? [];
     list.push({
       emoji_name: r.emoji_name,
       emoji_code: r.emoji_code,
       reaction_type: r.reaction_type,
+      // Zulip 10 (feature level 328) dropped the deprecated `user` object here.
       user_id: r.user_id,
-      user: { email: user?.email ?? "", id: r.user_id, full_name: user?.full_name ?? "" },
     });
     out.set(r.message_id, list);
   }

@@ -266,7 +266,6 @@ describe("GET /messages", function () {
           emoji_code: "1f604",
           reaction_type: "unicode_emoji",
           user_id: u.othello.id,
-          user: { email: u.othello.email, id: u.othello.id, full_name: u.othello.fullName },
         },
       ]);
     });

@@ -422,6 +422,8 @@ function applyRealm(state: State, event: Event): void {
 export const APPLIERS: Record<string, Applier> = {
   heartbeat: () => undefined,
   update_message_flags: applyUpdateMessageFlags,
+  // Reactions live on messages, which register does not carry.
+  reaction: () => undefined,
   realm_user: applyRealmUser,
   custom_profile_fields: applyCustomProfileFields,
   user_status: applyUserStatus,
