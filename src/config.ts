@@ -22,6 +22,8 @@ export interface Config {
   readonly idle_queue_timeout_secs: number;
   readonly queue_gc_interval_secs: number;
   readonly external_change_poll_ms: number;
+  readonly delete_topic_batch_size: number;
+  readonly delete_topic_time_budget_ms: number;
   readonly max_queue_events: number;
   readonly body_limit_bytes: number;
   readonly request_timeout_secs: number;
@@ -89,6 +91,19 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     min: 1,
     max: 7 * 24 * 3600,
     description: "An event queue not polled for this long is garbage-collected.",
+  },
+  delete_topic_batch_size: {
+    kind: "int",
+    min: 1,
+    max: 10000,
+    description: "Messages deleted per transaction when deleting a topic (newest first).",
+  },
+  delete_topic_time_budget_ms: {
+    kind: "int",
+    min: 0,
+    max: 600000,
+    description:
+      "How long one delete_topic request works before answering complete=false (the client repeats it).",
   },
   external_change_poll_ms: {
     kind: "int",

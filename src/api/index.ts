@@ -17,6 +17,7 @@ import { deleteQueue, getEvents, register } from "./events.js";
 import { sendMessage } from "./message-send.js";
 import { getMessage, getMessages, getMessagesMatchesNarrow } from "./messages.js";
 import { addReaction, removeReaction } from "./reactions.js";
+import { deleteMessage, deleteTopic } from "./message-delete.js";
 import {
   markAllAsRead,
   markStreamAsRead,
@@ -170,5 +171,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   markTopicAsRead,
   addReaction,
   removeReaction,
+  deleteMessage,
+  deleteTopic,
   getMessage,
 ];

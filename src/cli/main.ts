@@ -6,6 +6,7 @@ import { messageCommand } from "./commands/message.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { serveCommand } from "./commands/serve.js";
 import { startCommand } from "./commands/start.js";
+import { topicCommand } from "./commands/topic.js";
 import { userCommand } from "./commands/user.js";
 import { handleCliError } from "./output.js";
 
@@ -20,6 +21,7 @@ export function createProgram(): Command {
     .addCommand(migrateCommand)
     .addCommand(userCommand)
     .addCommand(messageCommand)
+    .addCommand(topicCommand)
     .addCommand(apiKeyCommand)
     .addCommand(backupCommand);
 }

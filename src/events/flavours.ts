@@ -2,6 +2,7 @@ import { userGroupFlavour } from "../presenters/user-groups.js";
 import { realmUserFlavour, userSettingsFlavour } from "../presenters/user-events.js";
 import { streamEventFlavour, subscriptionEventFlavour } from "../presenters/channel-events.js";
 import { messageFlavour } from "../presenters/messages.js";
+import { deleteMessageFlavour } from "../presenters/message-deletion.js";
 import type { ChatEvent, QueueOptions } from "./types.js";
 
 export interface FlavourContext {
@@ -27,6 +28,7 @@ const FLAVOURS: Readonly<Record<string, Flavour>> = {
   stream: streamEventFlavour,
   subscription: subscriptionEventFlavour,
   message: messageFlavour,
+  delete_message: deleteMessageFlavour,
 };
 
 export const flavourFor = (type: string): Flavour | undefined => FLAVOURS[type];

@@ -13,15 +13,15 @@ import { silentLogger } from "../../src/logger.js";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const BIN = join(ROOT, "bin", "chatd");
 
-describe("the chatd CLI: message send", function () {
+describe("the chatd CLI: message send and topic delete", function () {
   this.timeout(120_000);
   let dataDir: string;
   let channelId: number;
 
-  const chatd = (args: string[], input?: string) => {
+  const chatd = (args: string[], input?: string, env: Record<string, string> = {}) => {
     const result = spawnSync(process.execPath, [BIN, "--data-dir", dataDir, ...args], {
       encoding: "utf8",
-      env: { ...process.env, CHATD_LOG_LEVEL: "warn" },
+      env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...env },
       input,
     });
     return { code: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -156,5 +156,45 @@ describe("the chatd CLI: message send", function () {
       expect(res.stderr).to.match(pattern);
     }
     expect(await counts()).to.deep.equal(before);
+  });
+
+  it("topic delete removes a topic in batches, queueing its delete events for the server", async function () {
+    for (let i = 0; i < 5; i++) {
+      const res = chatd([
+        "message",
+        "send",
+        "--channel",
+        "Announcements",
+        "--topic",
+        "old news",
+        "--content",
+        `n${i}`,
+      ]);
+      expect(res.code, res.stderr).to.equal(0);
+    }
+    const keep = chatd([
+      "message",
+      "send",
+      "--channel",
+      "Announcements",
+      "--topic",
+      "fresh",
+      "--content",
+      "stays",
+    ]);
+    expect(keep.code, keep.stderr).to.equal(0);
+    const before = await counts();
+    const res = chatd(
+      ["topic", "delete", "--channel", "Announcements", "--topic", "OLD NEWS", "--json"],
+      undefined,
+      { CHATD_DELETE_TOPIC_BATCH_SIZE: "2" },
+    );
+    expect(res.code, res.stderr).to.equal(0);
+    expect(JSON.parse(res.stdout)).to.deep.equal({ deleted: 5 });
+    // Three batches, three delete_message events in the outbox.
+    expect(await counts()).to.deep.equal({ messages: before.messages - 5, outbox: before.outbox + 3 });
+    const missing = chatd(["topic", "delete", "--channel", "Nowhere", "--topic", "x"]);
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr).to.match(/no channel named Nowhere/);
   });
 });

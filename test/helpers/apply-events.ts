@@ -3,7 +3,7 @@
  * it to check that register state + events == a fresh register (Zulip's verify_action).
  * Each feature adds its event types to APPLIERS.
  */
-import { applyUnreadForMessage, applyUpdateMessageFlags } from "./apply-unread.js";
+import { applyDeleteMessage, applyUnreadForMessage, applyUpdateMessageFlags } from "./apply-unread.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type State = Record<string, any>;
@@ -424,6 +424,7 @@ export const APPLIERS: Record<string, Applier> = {
   update_message_flags: applyUpdateMessageFlags,
   // Reactions live on messages, which register does not carry.
   reaction: () => undefined,
+  delete_message: applyDeleteMessage,
   realm_user: applyRealmUser,
   custom_profile_fields: applyCustomProfileFields,
   user_status: applyUserStatus,

@@ -121,3 +121,11 @@ export function applyUpdateMessageFlags(state: State, event: Event, ctx: ApplyCo
 function allIds(unread: Unread): number[] {
   return [...unread.pms, ...unread.streams, ...unread.huddles].flatMap((e) => e.unread_message_ids);
 }
+
+/** Deleted messages leave the unread counts (max_message_id is the test's concern). */
+export function applyDeleteMessage(state: State, event: Event): void {
+  const unread = state.unread_msgs as Unread | undefined;
+  if (!unread) return;
+  const ids = (event.message_ids as number[] | undefined) ?? [event.message_id as number];
+  remove(state, unread, new Set(ids));
+}

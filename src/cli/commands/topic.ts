@@ -1,0 +1,58 @@
+import chalk from "chalk";
+import { Command } from "commander";
+import { deleteTopicRound } from "../../actions/message-delete.js";
+import { bool } from "../../db/rows.js";
+import { isOwnerRole } from "../../permissions/roles.js";
+import { configFor, withApp } from "../context.js";
+import { CliError, printJson, printLine } from "../output.js";
+import { requireRealm } from "../realm.js";
+
+interface DeleteOptions {
+  channel: string;
+  topic: string;
+  json?: boolean;
+}
+
+function progressBar(done: number, total: number): string {
+  const width = 30;
+  const filled = total === 0 ? width : Math.round((done / total) * width);
+  return `${chalk.green("#".repeat(filled))}${" ".repeat(width - filled)} ${done}/${total}`;
+}
+
+const deleteCommand = new Command("delete")
+  .description("delete a topic and all its messages, in batches, newest first")
+  .requiredOption("--channel <name>", "the channel")
+  .requiredOption("--topic <name>", 'the topic ("" for the empty topic)')
+  .option("--json", "print {deleted} as JSON")
+  .action(async (opts: DeleteOptions, cmd: Command) => {
+    await withApp(configFor(cmd), async (app) => {
+      const realm = await requireRealm(app);
+      // The operator acts with an owner's rights.
+      const owner = [...realm.users].find((u) => bool(u.is_active) && isOwnerRole(u.role));
+      if (!owner) throw new CliError("this realm has no active owner");
+      const channel = (await app.channels.get(app.knex, realm.realm.id)).channelByName(opts.channel);
+      if (!channel) throw new CliError(`no channel named ${opts.channel}`);
+      const total = Number(
+        (
+          await app
+            .knex("messages")
+            .where({ stream_id: channel.id, topic_key: opts.topic.toLowerCase() })
+            .count<Array<{ n: number }>>("* as n")
+        )[0]?.n ?? 0,
+      );
+      let deleted = 0;
+      const interactive = process.stderr.isTTY && !opts.json;
+      for (;;) {
+        // One batch per round, so the bar moves with every committed batch.
+        const round = await deleteTopicRound(app, realm, owner, channel.id, opts.topic, 0);
+        deleted += round.deleted;
+        if (interactive) process.stderr.write(`\r${progressBar(deleted, total)}`);
+        if (round.complete) break;
+      }
+      if (interactive) process.stderr.write("\n");
+      if (opts.json) printJson({ deleted });
+      else printLine(`deleted topic ${opts.topic} of ${channel.name} (${deleted} message(s))`);
+    });
+  });
+
+export const topicCommand = new Command("topic").description("administer topics").addCommand(deleteCommand);
