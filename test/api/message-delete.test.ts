@@ -163,7 +163,7 @@ describe("deleting messages and topics", function () {
       const round = async () =>
         expectSuccess(
           await u.iago.client.post(`/streams/${denmark}/delete_topic`, { topic_name: "general chat" }),
-        ).complete;
+        ).complete as boolean;
       expect([await round(), await round()]).to.deep.equal([false, true]);
       expect(await exists(empty)).to.equal(false);
       const secretId = (await server.app.knex("streams").where({ name: "Secret" }).first<{ id: number }>())
