@@ -18,6 +18,8 @@ import { sendMessage } from "./message-send.js";
 import { getMessage, getMessages, getMessagesMatchesNarrow } from "./messages.js";
 import { addReaction, removeReaction } from "./reactions.js";
 import { deleteMessage, deleteTopic } from "./message-delete.js";
+import { getChannelTopics } from "./topics.js";
+import { setTyping } from "./typing.js";
 import {
   markAllAsRead,
   markStreamAsRead,
@@ -173,5 +175,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   removeReaction,
   deleteMessage,
   deleteTopic,
+  getChannelTopics,
+  setTyping,
   getMessage,
 ];

@@ -425,6 +425,7 @@ export const APPLIERS: Record<string, Applier> = {
   // Reactions live on messages, which register does not carry.
   reaction: () => undefined,
   delete_message: applyDeleteMessage,
+  typing: () => undefined,
   realm_user: applyRealmUser,
   custom_profile_fields: applyCustomProfileFields,
   user_status: applyUserStatus,
