@@ -18,6 +18,7 @@ import { sendMessage } from "./message-send.js";
 import { getMessage, getMessages, getMessagesMatchesNarrow } from "./messages.js";
 import { addReaction, removeReaction } from "./reactions.js";
 import { deleteMessage, deleteTopic } from "./message-delete.js";
+import { editMessage, getMessageHistory } from "./message-edit.js";
 import { getChannelTopics } from "./topics.js";
 import { setTyping } from "./typing.js";
 import {
@@ -177,5 +178,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   deleteTopic,
   getChannelTopics,
   setTyping,
+  editMessage,
+  getMessageHistory,
   getMessage,
 ];

@@ -3,7 +3,12 @@
  * it to check that register state + events == a fresh register (Zulip's verify_action).
  * Each feature adds its event types to APPLIERS.
  */
-import { applyDeleteMessage, applyUnreadForMessage, applyUpdateMessageFlags } from "./apply-unread.js";
+import {
+  applyDeleteMessage,
+  applyUnreadForMessage,
+  applyUpdateMessage,
+  applyUpdateMessageFlags,
+} from "./apply-unread.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type State = Record<string, any>;
@@ -426,6 +431,7 @@ export const APPLIERS: Record<string, Applier> = {
   reaction: () => undefined,
   delete_message: applyDeleteMessage,
   typing: () => undefined,
+  update_message: applyUpdateMessage,
   realm_user: applyRealmUser,
   custom_profile_fields: applyCustomProfileFields,
   user_status: applyUserStatus,

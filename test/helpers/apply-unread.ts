@@ -129,3 +129,16 @@ export function applyDeleteMessage(state: State, event: Event): void {
   const ids = (event.message_ids as number[] | undefined) ?? [event.message_id as number];
   remove(state, unread, new Set(ids));
 }
+
+/** Topic edits move unread messages to their new topic. */
+export function applyUpdateMessage(state: State, event: Event, ctx: ApplyContext): void {
+  const unread = state.unread_msgs as Unread | undefined;
+  if (!unread || typeof event.subject !== "string") return;
+  const ids = new Set(event.message_ids as number[]);
+  const moved = unread.streams.flatMap((s) => s.unread_message_ids.filter((id) => ids.has(id)));
+  if (moved.length === 0) return;
+  const mentioned = new Set(unread.mentions);
+  remove(state, unread, new Set(moved));
+  const where: Where = { type: "stream", stream_id: event.stream_id as number, topic: event.subject };
+  for (const id of moved) add(state, unread, id, where, mentioned.has(id), ctx);
+}

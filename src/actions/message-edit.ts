@@ -1,0 +1,351 @@
+import type { App } from "../app-context.js";
+import { realmUrl } from "../config.js";
+import { bool, type UserRow } from "../db/rows.js";
+import { reindexMessages } from "../db/search-sqlite.js";
+import type { Tx } from "../db/tx.js";
+import { badRequest } from "../errors.js";
+import type { ChannelWorld } from "../lib/channel-access.js";
+import { MESSAGE_FLAG_BITS, flagNames } from "../lib/message-flags.js";
+import { renderForSend } from "../lib/message-render.js";
+import { accessibleMessage } from "../lib/narrow/index.js";
+import type { RealmSnapshot } from "../lib/realm-cache.js";
+import { htmlToText } from "../lib/search.js";
+import { isModeratorOrAbove } from "../permissions/roles.js";
+import { userHasChannelPermission, userHasRealmPermission } from "../permissions/setting-permissions.js";
+import { checkTopic, normalizeContent, truncateTopic } from "../lib/message-content.js";
+import { emptyTopicDisplayName } from "../presenters/realm.js";
+
+export type PropagateMode = "change_one" | "change_later" | "change_all";
+
+export interface EditRequest {
+  content?: string;
+  topic?: string;
+  propagateMode: string;
+  streamId?: number;
+}
+
+/** Zulip allows a little slack past the edit time limits (network delays). */
+const EDIT_LIMIT_BUFFER_SECONDS = 20;
+const RESOLVED_PREFIX = "✔ ";
+const MENTION_BITS =
+  MESSAGE_FLAG_BITS.mentioned |
+  MESSAGE_FLAG_BITS.stream_wildcard_mentioned |
+  MESSAGE_FLAG_BITS.topic_wildcard_mentioned |
+  MESSAGE_FLAG_BITS.group_mentioned;
+
+interface EditedRow {
+  id: number;
+  sender_id: number;
+  stream_id: number | null;
+  topic: string;
+  content: string;
+  rendered_content: string;
+  date_sent: number;
+  edit_history: string | null;
+  is_me_message: boolean | number;
+}
+const EDIT_COLUMNS = [
+  "id",
+  "sender_id",
+  "stream_id",
+  "topic",
+  "content",
+  "rendered_content",
+  "date_sent",
+  "edit_history",
+  "is_me_message",
+];
+
+const unresolved = (topic: string) =>
+  topic.startsWith(RESOLVED_PREFIX) ? topic.slice(RESOLVED_PREFIX.length) : topic;
+
+/**
+ * PATCH /messages/{id}: content edits (the sender, within the edit limit) and topic
+ * edits with propagate_mode within the channel (by can_move_messages_between_topics /
+ * can_resolve_topics). Each edit is recorded in edit_history and sent as one
+ * update_message event to everyone who has an edited message.
+ */
+export function checkEditMessage(
+  app: App,
+  realm: RealmSnapshot,
+  user: UserRow,
+  messageId: number,
+  request: EditRequest,
+): Promise<void> {
+  return app.db.transaction(async (tx) => {
+    const world = { realm, channels: await app.channels.get(tx.knex, realm.realm.id) };
+    if (!(await accessibleMessage({ knex: tx.knex, world, user }, messageId)))
+      throw badRequest("Invalid message(s)");
+    const message = await tx.knex("messages").where("id", messageId).first<EditedRow>(EDIT_COLUMNS);
+    const realmRow = realm.realm;
+    const mode = request.propagateMode;
+    if (mode !== "change_one" && mode !== "change_later" && mode !== "change_all")
+      throw badRequest("Invalid propagate_mode");
+
+    if (request.content !== undefined) {
+      if (!bool(realmRow.allow_message_editing))
+        throw badRequest("Your organization has turned off message editing");
+      if (message.sender_id !== user.id) throw badRequest("You don't have permission to edit this message");
+      const limit = realmRow.message_content_edit_limit_seconds;
+      if (limit !== null && tx.now - message.date_sent > limit + EDIT_LIMIT_BUFFER_SECONDS)
+        throw badRequest("The time limit for editing this message has passed");
+    }
+    let topic =
+      request.topic === undefined
+        ? undefined
+        : truncateTopic(checkTopic(request.topic, emptyTopicDisplayName(realmRow)));
+    if (topic === message.topic) topic = undefined;
+    if (request.streamId !== undefined && request.streamId !== message.stream_id) {
+      if (message.stream_id === null) throw badRequest("Direct messages cannot be moved to channels.");
+      throw badRequest("Moving messages between channels is not supported by this server yet.");
+    }
+    if (request.content === undefined && topic === undefined) throw badRequest("Nothing to change");
+    if (message.stream_id === null && topic !== undefined)
+      throw badRequest("Direct messages cannot have topics.");
+    if (mode !== "change_one" && topic === undefined)
+      throw badRequest("Invalid propagate_mode without topic edit");
+    if (topic !== undefined) checkTopicEdit(world, user, message, topic, tx.now);
+
+    const edited = new Set<number>([message.id]);
+    const history = { user_id: user.id, timestamp: tx.now };
+    let contentChange: Record<string, unknown> = {};
+    if (request.content !== undefined) {
+      contentChange = await editContent(
+        app,
+        tx,
+        world,
+        user,
+        message,
+        normalizeContent(request.content),
+        history,
+      );
+    }
+    let topicChange: Record<string, unknown> = {};
+    if (topic !== undefined) {
+      const ids = await moveTopic(tx, message, topic, mode, history);
+      for (const id of ids) edited.add(id);
+      topicChange = { orig_subject: message.topic, subject: topic, propagate_mode: mode, topic_links: [] };
+    }
+    const ids = [...edited].sort((a, b) => a - b);
+    const holders = await tx
+      .knex("user_messages")
+      .whereIn("message_id", ids)
+      .where("message_id", message.id)
+      .select<Array<{ user_id: number; flags: number }>>("user_id", "flags");
+    const others = (await tx
+      .knex("user_messages")
+      .whereIn("message_id", ids)
+      .distinct()
+      .pluck("user_id")) as number[];
+    const perUser = new Map<number, Record<string, unknown>>();
+    for (const userId of others) perUser.set(userId, { flags: [] });
+    for (const row of holders) perUser.set(row.user_id, { flags: flagNames(row.flags) });
+    const channel = message.stream_id === null ? undefined : world.channels.channel(message.stream_id);
+    tx.sendEventOnCommit(
+      realm.realm.id,
+      {
+        type: "update_message",
+        user_id: user.id,
+        edit_timestamp: tx.now,
+        message_id: message.id,
+        message_ids: ids,
+        rendering_only: false,
+        ...(channel ? { stream_name: channel.name, stream_id: channel.id } : {}),
+        ...topicChange,
+        ...contentChange,
+      },
+      perUser,
+    );
+  });
+}
+
+/** Who may rename a topic: resolving needs can_resolve_topics, other edits can_move_…_topics. */
+function checkTopicEdit(
+  world: ChannelWorld,
+  user: UserRow,
+  message: EditedRow,
+  topic: string,
+  now: number,
+): void {
+  const { realm } = world;
+  const channel = world.channels.channel(message.stream_id!);
+  // "✔" alone (the stripped prefix) would resolve the empty topic.
+  if (topic === RESOLVED_PREFIX.trim()) throw badRequest("General chat cannot be marked as resolved");
+  const resolving = unresolved(topic) === unresolved(message.topic) && topic !== message.topic;
+  if (resolving) {
+    if (unresolved(topic) === "") throw badRequest("General chat cannot be marked as resolved");
+    const may =
+      userHasRealmPermission(realm, user, "can_resolve_topics_group") ||
+      (channel !== undefined && userHasChannelPermission(realm, user, channel, "can_resolve_topics_group"));
+    if (!may) throw badRequest("You don't have permission to resolve topics in this channel.");
+    return;
+  }
+  const may =
+    userHasRealmPermission(realm, user, "can_move_messages_between_topics_group") ||
+    (channel !== undefined &&
+      userHasChannelPermission(realm, user, channel, "can_move_messages_within_channel_group"));
+  if (!may) throw badRequest("You don't have permission to edit this message");
+  const limit = realm.realm.move_messages_within_stream_limit_seconds;
+  if (
+    !isModeratorOrAbove(user.role) &&
+    limit !== null &&
+    now - message.date_sent > limit + EDIT_LIMIT_BUFFER_SECONDS
+  )
+    throw badRequest("The time limit for editing this message's topic has passed.");
+}
+
+/** Re-renders, stores the edit, updates mention flags and the search index. */
+async function editContent(
+  app: App,
+  tx: Tx,
+  world: ChannelWorld,
+  user: UserRow,
+  message: EditedRow,
+  content: string,
+  history: { user_id: number; timestamp: number },
+): Promise<Record<string, unknown>> {
+  const rendered = await renderForSend(
+    {
+      knex: tx.knex,
+      realm: world.realm,
+      channels: world.channels,
+      sender: user,
+      realmUrl: realmUrl(app.config),
+      now: () => new Date(app.clock.nowMs()),
+    },
+    content,
+  );
+  const entry = {
+    ...history,
+    prev_content: message.content,
+    prev_rendered_content: message.rendered_content,
+    prev_rendered_content_version: 1,
+  };
+  await tx
+    .knex("messages")
+    .where("id", message.id)
+    .update({
+      content,
+      rendered_content: rendered.html,
+      is_me_message: rendered.isMeMessage,
+      has_link: rendered.hasLink,
+      has_image: rendered.hasImage,
+      last_edit_time: history.timestamp,
+      edit_history: prependHistory(message.edit_history, entry),
+    });
+  // Mentions follow the new content: recompute each holder's mention bits.
+  const groupMembers = new Set<number>();
+  for (const groupId of rendered.mentionedGroupIds)
+    for (const id of world.realm.recursiveMembers(groupId)) groupMembers.add(id);
+  const holders = (await tx
+    .knex("user_messages")
+    .where("message_id", message.id)
+    .pluck("user_id")) as number[];
+  const byBits = new Map<number, number[]>();
+  for (const userId of holders) {
+    let bits = 0;
+    if (rendered.mentionedUserIds.has(userId) || groupMembers.has(userId))
+      bits |= MESSAGE_FLAG_BITS.mentioned;
+    if (groupMembers.has(userId)) bits |= MESSAGE_FLAG_BITS.group_mentioned;
+    if (rendered.mentionsChannelWildcard) bits |= MESSAGE_FLAG_BITS.stream_wildcard_mentioned;
+    if (rendered.mentionsTopicWildcard) bits |= MESSAGE_FLAG_BITS.topic_wildcard_mentioned;
+    byBits.set(bits, [...(byBits.get(bits) ?? []), userId]);
+  }
+  for (const [bits, userIds] of byBits) {
+    await tx
+      .knex("user_messages")
+      .where("message_id", message.id)
+      .whereIn("user_id", userIds)
+      .update({ flags: tx.knex.raw(`(flags & ${~MENTION_BITS & 0x7fffffff}) | ${bits}`) });
+  }
+  await reindexMessages(tx.knex, [{ id: message.id, topic: message.topic, text: htmlToText(rendered.html) }]);
+  return {
+    orig_content: message.content,
+    orig_rendered_content: message.rendered_content,
+    content,
+    rendered_content: rendered.html,
+    is_me_message: rendered.isMeMessage,
+  };
+}
+
+/** Renames the topic of the message and, by propagate_mode, of its topic's other messages. */
+async function moveTopic(
+  tx: Tx,
+  message: EditedRow,
+  topic: string,
+  mode: PropagateMode,
+  history: { user_id: number; timestamp: number },
+): Promise<number[]> {
+  const query = tx
+    .knex("messages")
+    .where({ stream_id: message.stream_id, topic_key: message.topic.toLowerCase() })
+    .select<EditedRow[]>(EDIT_COLUMNS);
+  if (mode === "change_one") query.where("id", message.id);
+  else if (mode === "change_later") query.where("id", ">=", message.id);
+  const rows = await query;
+  // Resolving or unresolving is not a move (no last_moved_timestamp).
+  const isMove = unresolved(topic) !== unresolved(message.topic);
+  for (const row of rows) {
+    const entry = { ...history, prev_topic: row.topic, topic };
+    await tx
+      .knex("messages")
+      .where("id", row.id)
+      .update({
+        topic,
+        topic_key: topic.toLowerCase(),
+        edit_history: prependHistory(row.edit_history, entry),
+        ...(isMove ? { last_moved_time: history.timestamp } : {}),
+      });
+  }
+  await reindexMessages(
+    tx.knex,
+    rows.map((row) => ({ id: row.id, topic, text: htmlToText(row.rendered_content) })),
+  );
+  return rows.map((row) => row.id);
+}
+
+/** edit_history is stored newest first, as Zulip sends it. */
+function prependHistory(stored: string | null, entry: Record<string, unknown>): string {
+  const list = stored === null ? [] : (JSON.parse(stored) as unknown[]);
+  return JSON.stringify([entry, ...list]);
+}
+
+/** GET /messages/{id}/history: the message's versions, oldest first. */
+export async function messageHistory(
+  app: App,
+  realm: RealmSnapshot,
+  user: UserRow,
+  messageId: number,
+): Promise<Array<Record<string, unknown>>> {
+  if (!bool(realm.realm.allow_edit_history))
+    throw badRequest("Message edit history is disabled in this organization");
+  const world = { realm, channels: await app.channels.get(app.knex, realm.realm.id) };
+  if (!(await accessibleMessage({ knex: app.knex, world, user }, messageId)))
+    throw badRequest("Invalid message(s)");
+  const message = await app.knex("messages").where("id", messageId).first<EditedRow>(EDIT_COLUMNS);
+  const edits = (
+    message.edit_history === null ? [] : (JSON.parse(message.edit_history) as Array<Record<string, unknown>>)
+  )
+    .slice()
+    .reverse();
+  // Walk back from the current version to the original, then forward.
+  let content = message.content;
+  let rendered = message.rendered_content;
+  let topic = message.topic;
+  const versions: Array<Record<string, unknown>> = [];
+  for (const edit of [...edits].reverse()) {
+    versions.unshift({ ...edit, content, rendered_content: rendered, topic });
+    if (typeof edit.prev_content === "string") content = edit.prev_content;
+    if (typeof edit.prev_rendered_content === "string") rendered = edit.prev_rendered_content;
+    if (typeof edit.prev_topic === "string") topic = edit.prev_topic;
+  }
+  versions.unshift({
+    topic,
+    content,
+    rendered_content: rendered,
+    timestamp: message.date_sent,
+    user_id: message.sender_id,
+  });
+  for (const version of versions) delete version.prev_rendered_content_version;
+  return versions;
+}
