@@ -66,11 +66,11 @@ export async function doDeleteMessages(
   };
   tx.sendEventOnCommit(realmId, event as { type: string }, [...holders]);
   if (channel && channel.first_message_id !== null && ids.includes(channel.first_message_id))
-    await updateFirstMessageId(app, tx, world, channel);
+    await refreshFirstMessageId(app, tx, world, channel);
 }
 
-/** The channel's oldest message changed: store it and tell everyone who sees the channel. */
-async function updateFirstMessageId(
+/** Recomputes the channel's oldest message; if it changed, stores it and tells everyone who sees the channel. */
+export async function refreshFirstMessageId(
   app: App,
   tx: Tx,
   world: ChannelWorld,
@@ -82,6 +82,7 @@ async function updateFirstMessageId(
     .min<{ id: number | null }>("id as id")
     .first();
   const value = row?.id ?? null;
+  if (value === channel.first_message_id) return;
   await tx.knex("streams").where("id", channel.id).update({ first_message_id: value });
   tx.afterCommit(() => app.channels.invalidate(channel.realm_id));
   tx.sendEventOnCommit(

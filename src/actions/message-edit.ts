@@ -4,10 +4,12 @@ import { bool, type UserRow } from "../db/rows.js";
 import { reindexMessages } from "../db/search-sqlite.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
-import type { ChannelWorld } from "../lib/channel-access.js";
+import { accessChannelById, checkCanPostToChannel, type ChannelWorld } from "../lib/channel-access.js";
 import { MESSAGE_FLAG_BITS, flagNames } from "../lib/message-flags.js";
 import { renderForSend } from "../lib/message-render.js";
-import { accessibleMessage } from "../lib/narrow/index.js";
+import { accessibleMessage, canReadChannelHistory } from "../lib/narrow/index.js";
+import { bulkInsert } from "../db/insert.js";
+import { refreshFirstMessageId } from "./message-delete.js";
 import type { RealmSnapshot } from "../lib/realm-cache.js";
 import { htmlToText } from "../lib/search.js";
 import { isModeratorOrAbove } from "../permissions/roles.js";
@@ -60,9 +62,9 @@ const unresolved = (topic: string) =>
   topic.startsWith(RESOLVED_PREFIX) ? topic.slice(RESOLVED_PREFIX.length) : topic;
 
 /**
- * PATCH /messages/{id}: content edits (the sender, within the edit limit) and topic
- * edits with propagate_mode within the channel (by can_move_messages_between_topics /
- * can_resolve_topics). Each edit is recorded in edit_history and sent as one
+ * PATCH /messages/{id}: content edits (the sender, within the edit limit), topic edits
+ * with propagate_mode (by can_move_messages_between_topics / can_resolve_topics) and
+ * moves to another channel. Each edit is recorded in edit_history and sent as one
  * update_message event to everyone who has an edited message.
  */
 export function checkEditMessage(
@@ -95,15 +97,21 @@ export function checkEditMessage(
         ? undefined
         : truncateTopic(checkTopic(request.topic, emptyTopicDisplayName(realmRow)));
     if (topic === message.topic) topic = undefined;
-    if (request.streamId !== undefined && request.streamId !== message.stream_id) {
-      if (message.stream_id === null) throw badRequest("Direct messages cannot be moved to channels.");
-      throw badRequest("Moving messages between channels is not supported by this server yet.");
-    }
-    if (request.content === undefined && topic === undefined) throw badRequest("Nothing to change");
+    const target =
+      request.streamId === undefined || request.streamId === message.stream_id ? undefined : request.streamId;
+    if (request.content === undefined && topic === undefined && target === undefined)
+      throw badRequest("Nothing to change");
+    if (message.stream_id === null && target !== undefined)
+      throw badRequest("Direct messages cannot be moved to channels.");
     if (message.stream_id === null && topic !== undefined)
       throw badRequest("Direct messages cannot have topics.");
-    if (mode !== "change_one" && topic === undefined)
+    if (mode !== "change_one" && topic === undefined && target === undefined)
       throw badRequest("Invalid propagate_mode without topic edit");
+    if (target !== undefined) {
+      if (request.content !== undefined)
+        throw badRequest("Cannot change message content while changing channel");
+      return moveToChannel(app, tx, world, user, message, target, topic ?? message.topic, mode);
+    }
     if (topic !== undefined) checkTopicEdit(world, user, message, topic, tx.now);
 
     const edited = new Set<number>([message.id]);
@@ -348,4 +356,138 @@ export async function messageHistory(
   });
   for (const version of versions) delete version.prev_rendered_content_version;
   return versions;
+}
+
+/**
+ * Moves the message (and, by propagate_mode, its topic's other messages the mover can
+ * access) to another channel. Users who cannot read the new channel lose the messages
+ * (delete_message); its subscribers who did not have them get them, read.
+ */
+async function moveToChannel(
+  app: App,
+  tx: Tx,
+  world: ChannelWorld,
+  user: UserRow,
+  message: EditedRow,
+  targetId: number,
+  topic: string,
+  mode: PropagateMode,
+): Promise<void> {
+  const { realm } = world;
+  const source = world.channels.channel(message.stream_id!)!;
+  const mayMove =
+    userHasRealmPermission(realm, user, "can_move_messages_between_channels_group") ||
+    userHasChannelPermission(realm, user, source, "can_move_messages_out_of_channel_group");
+  if (!mayMove) throw badRequest("You don't have permission to move this message");
+  const target = accessChannelById(world, user, targetId);
+  checkCanPostToChannel(world, user, target);
+  const limit = realm.realm.move_messages_between_streams_limit_seconds;
+  if (
+    !isModeratorOrAbove(user.role) &&
+    limit !== null &&
+    tx.now - message.date_sent > limit + EDIT_LIMIT_BUFFER_SECONDS
+  )
+    throw badRequest("The time limit for editing this message's channel has passed");
+
+  const query = tx
+    .knex("messages as m")
+    .where({ "m.stream_id": source.id, "m.topic_key": message.topic.toLowerCase() })
+    .select<EditedRow[]>(EDIT_COLUMNS.map((c) => `m.${c}`));
+  if (mode === "change_one") query.where("m.id", message.id);
+  else if (mode === "change_later") query.where("m.id", ">=", message.id);
+  if (!canReadChannelHistory(world, user, source))
+    query.join("user_messages as um", "um.message_id", "m.id").where("um.user_id", user.id);
+  const rows = await query;
+  const ids = rows.map((r) => r.id).sort((a, b) => a - b);
+
+  const oldHolders = new Set<number>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const part = ids.slice(i, i + 500);
+    for (const id of (await tx
+      .knex("user_messages")
+      .whereIn("message_id", part)
+      .distinct()
+      .pluck("user_id")) as number[])
+      oldHolders.add(id);
+  }
+  const canRead = (userId: number) => {
+    const holder = realm.user(userId);
+    if (!holder || !bool(holder.is_active)) return false;
+    return world.channels.isSubscribed(userId, target.id) || canReadChannelHistory(world, holder, target);
+  };
+  const losers = [...oldHolders].filter((id) => !canRead(id));
+  const gainers = world.channels.activeSubscriberIds(realm, target.id).filter((id) => !oldHolders.has(id));
+
+  for (const row of rows) {
+    const entry = {
+      user_id: user.id,
+      timestamp: tx.now,
+      prev_stream: source.id,
+      stream: target.id,
+      ...(topic !== row.topic ? { prev_topic: row.topic, topic } : {}),
+    };
+    await tx
+      .knex("messages")
+      .where("id", row.id)
+      .update({
+        stream_id: target.id,
+        recipient_id: target.recipient_id,
+        topic,
+        topic_key: topic.toLowerCase(),
+        last_moved_time: tx.now,
+        edit_history: prependHistory(row.edit_history, entry),
+      });
+  }
+  for (let i = 0; i < ids.length; i += 500) {
+    const part = ids.slice(i, i + 500);
+    if (losers.length > 0)
+      await tx.knex("user_messages").whereIn("message_id", part).whereIn("user_id", losers).delete();
+    const added = part.flatMap((id) => gainers.map((userId) => [userId, id, MESSAGE_FLAG_BITS.read]));
+    if (added.length > 0)
+      await bulkInsert(tx.knex, "user_messages", ["user_id", "message_id", "flags"], added);
+  }
+  if (topic !== message.topic)
+    await reindexMessages(
+      tx.knex,
+      rows.map((row) => ({ id: row.id, topic, text: htmlToText(row.rendered_content) })),
+    );
+
+  if (losers.length > 0) {
+    tx.sendEventOnCommit(
+      realm.realm.id,
+      {
+        type: "delete_message",
+        message_ids: ids,
+        message_type: "stream",
+        stream_id: source.id,
+        topic: message.topic,
+      },
+      losers,
+    );
+  }
+  const perUser = new Map<number, Record<string, unknown>>();
+  const flags = await tx
+    .knex("user_messages")
+    .where("message_id", message.id)
+    .select<Array<{ user_id: number; flags: number }>>("user_id", "flags");
+  for (const row of flags) perUser.set(row.user_id, { flags: flagNames(row.flags) });
+  tx.sendEventOnCommit(
+    realm.realm.id,
+    {
+      type: "update_message",
+      user_id: user.id,
+      edit_timestamp: tx.now,
+      message_id: message.id,
+      message_ids: ids,
+      rendering_only: false,
+      stream_name: source.name,
+      stream_id: source.id,
+      new_stream_id: target.id,
+      propagate_mode: mode,
+      orig_subject: message.topic,
+      ...(topic !== message.topic ? { subject: topic, topic_links: [] } : {}),
+    },
+    perUser,
+  );
+  for (const channel of [source, target]) await refreshFirstMessageId(app, tx, world, channel);
 }

@@ -155,4 +155,64 @@ describe("editing messages", function () {
     expect(updates[1]!.flags).to.deep.equal([]);
     expect(await pendingEvents(u.prospero.client, outsider.queue_id)).to.deep.equal([]);
   });
+
+  describe("moving messages between channels", function () {
+    it("moves a topic to another channel: losers get delete_message, new subscribers get the messages", async function () {
+      const own = cast(await server.factory.realm());
+      await createChannel(own.hamlet, "From", [own.hamlet, own.othello, own.cordelia]);
+      const to = await createChannel(own.iago, "To", [own.iago, own.hamlet, own.prospero], {
+        invite_only: true,
+      });
+      const ids = [
+        await sendToChannel(own.hamlet, "From", "wander", "one"),
+        await sendToChannel(own.hamlet, "From", "wander", "two"),
+      ];
+      const cordelia = (await register(own.cordelia.client, {
+        event_types: ["delete_message"],
+        client_capabilities: { bulk_message_deletion: true },
+      })) as { queue_id: string };
+      // A guest outside the channel cannot even see the message.
+      expectError(await edit(own.polonius, ids[0]!, { stream_id: to }), 400, "Invalid message(s)");
+      expectError(
+        await edit(own.hamlet, ids[0]!, { stream_id: to, content: "x" }),
+        400,
+        "Cannot change message content while changing channel",
+      );
+      expectSuccess(
+        await edit(own.hamlet, ids[0]!, { stream_id: to, topic: "arrived", propagate_mode: "change_all" }),
+      );
+      for (const id of ids) {
+        const row = await messageRow(server, id);
+        expect(row).to.include({ stream_id: to, topic: "arrived" });
+        const holders = [...(await flagsByUser(server, id)).keys()].sort((a, b) => a - b);
+        expect(holders).to.deep.equal([own.hamlet.id, own.iago.id, own.prospero.id].sort((a, b) => a - b));
+      }
+      const [deleted] = await pendingEvents(own.cordelia.client, cordelia.queue_id);
+      expect(deleted).to.deep.include({ type: "delete_message", message_ids: ids });
+      expectError(await own.cordelia.client.get(`/messages/${ids[0]}`), 400, "Invalid message(s)");
+      const moved = await fetchOne(own.prospero, ids[1]!);
+      expect(moved.last_moved_timestamp).to.be.a("number");
+      expect((moved.edit_history as Array<Record<string, unknown>>)[0]).to.include({
+        stream: to,
+        prev_topic: "wander",
+        topic: "arrived",
+      });
+    });
+
+    it("refuses moving direct messages, and moves into channels one may not post in", async function () {
+      const own = cast(await server.factory.realm());
+      await createChannel(own.hamlet, "Open", [own.hamlet, own.othello]);
+      const closed = await createChannel(own.iago, "Closed", [own.iago], { invite_only: true });
+      const dm = await sendDirect(own.hamlet, [own.othello], "dm");
+      const open = await createChannel(own.othello, "Other", [own.othello]);
+      expectError(
+        await edit(own.hamlet, dm, { stream_id: open }),
+        400,
+        "Direct messages cannot be moved to channels.",
+      );
+      const id = await sendToChannel(own.hamlet, "Open", "t", "stay");
+      expectError(await edit(own.hamlet, id, { stream_id: closed }), 400, "Invalid channel ID");
+      expect((await messageRow(server, id)).topic).to.equal("t");
+    });
+  });
 });
