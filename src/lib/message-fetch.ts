@@ -182,6 +182,13 @@ export async function fetchMessageDicts(
     : [];
   const showEditHistory =
     bool(realmRow.allow_edit_history) && realmRow.message_edit_history_visibility_policy !== "none";
+  // A page of messages shares a few topics: linkify each topic once.
+  const topicLinkCache = new Map<string, ReturnType<typeof topicLinks>>();
+  const linksOf = (topic: string) => {
+    let links = topicLinkCache.get(topic);
+    if (!links) topicLinkCache.set(topic, (links = topicLinks(topic, linkifiers)));
+    return links;
+  };
   const out: Array<Record<string, unknown>> = [];
   for (const entry of entries) {
     const row = rows.get(entry.id);
@@ -193,7 +200,7 @@ export async function fetchMessageDicts(
       realmStr: realmRow.string_id,
       sender,
       displayRecipient: row.stream_id === null ? direct(row) : (channel?.name ?? ""),
-      topicLinks: row.stream_id === null ? [] : topicLinks(row.topic, linkifiers),
+      topicLinks: row.stream_id === null ? [] : linksOf(row.topic),
     });
     if (shape.applyMarkdown) {
       message.content = row.rendered_content;

@@ -28,8 +28,17 @@ export function canSeeDeliveryEmail(viewer: UserRow | null, target: UserRow): bo
   return VISIBLE_TO_ROLE[viewer.role]?.includes(target.email_address_visibility) ?? false;
 }
 
+/** Email -> MD5, memoized: message lists and user lists hash the same few senders over and over. */
+const gravatarHashes = new Map<string, string>();
+
 export function gravatarUrl(email: string, version: number, medium = false): string {
-  const hash = createHash("md5").update(email.toLowerCase()).digest("hex");
+  const key = email.toLowerCase();
+  let hash = gravatarHashes.get(key);
+  if (hash === undefined) {
+    if (gravatarHashes.size >= 10_000) gravatarHashes.clear();
+    hash = createHash("md5").update(key).digest("hex");
+    gravatarHashes.set(key, hash);
+  }
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${version}${medium ? "&s=500" : ""}`;
 }
 
