@@ -7,6 +7,7 @@ import { badRequest } from "../errors.js";
 import { accessChannelById, channelViewerIds, type ChannelWorld } from "../lib/channel-access.js";
 import { accessibleMessage, canReadChannelHistory } from "../lib/narrow/index.js";
 import type { RealmSnapshot } from "../lib/realm-cache.js";
+import { firstMessageIdEvent } from "../presenters/channel-events.js";
 import { userHasChannelPermission, userHasRealmPermission } from "../permissions/setting-permissions.js";
 
 /** What deleting a message needs to know of it. */
@@ -87,14 +88,7 @@ export async function refreshFirstMessageId(
   tx.afterCommit(() => app.channels.invalidate(channel.realm_id));
   tx.sendEventOnCommit(
     channel.realm_id,
-    {
-      type: "stream",
-      op: "update",
-      stream_id: channel.id,
-      name: channel.name,
-      property: "first_message_id",
-      value,
-    },
+    firstMessageIdEvent(channel, value),
     channelViewerIds(world.realm, channel, world.channels.activeSubscriberIds(world.realm, channel.id)),
   );
 }

@@ -1,3 +1,4 @@
+import { firstMessageIdEvent } from "../presenters/channel-events.js";
 import { GroupCommit } from "../db/group-commit.js";
 import type { Knex } from "knex";
 import type { App } from "../app-context.js";
@@ -232,14 +233,7 @@ async function updateFirstMessageId(
   tx.afterCommit(() => app.channels.invalidate(channel.realm_id));
   tx.sendEventOnCommit(
     channel.realm_id,
-    {
-      type: "stream",
-      op: "update",
-      stream_id: channel.id,
-      name: channel.name,
-      property: "first_message_id",
-      value: messageId,
-    },
+    firstMessageIdEvent(channel, messageId),
     channelViewerIds(realm, channel, message.userFlags.keys()),
   );
 }

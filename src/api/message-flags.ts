@@ -9,10 +9,9 @@ import { check, p } from "../http/params.js";
 import {
   checkRange,
   fetchRange,
-  firstUnreadAnchor,
   narrowParam,
-  NEWEST_ANCHOR,
   parseAnchor,
+  resolveAnchor,
   resolveNarrow,
 } from "../lib/narrow/index.js";
 import { emptyTopicDisplayName } from "../presenters/realm.js";
@@ -69,14 +68,7 @@ export const updateMessageFlagsForNarrow = defineEndpoint({
       const world = { realm, channels: await app.channels.get(tx.knex, realm.realm.id) };
       const scope = { knex: tx.knex, world, user };
       const narrow = await resolveNarrow(scope, params.narrow);
-      const anchor =
-        requested === "newest"
-          ? NEWEST_ANCHOR
-          : requested === "oldest"
-            ? 0
-            : requested === "first_unread"
-              ? await firstUnreadAnchor(scope, narrow)
-              : requested;
+      const anchor = await resolveAnchor(scope, narrow, requested);
       const range = await fetchRange(
         scope,
         narrow,

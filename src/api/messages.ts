@@ -6,11 +6,10 @@ import {
   accessibleMessage,
   checkRange,
   fetchRange,
-  firstUnreadAnchor,
   narrowParam,
   narrowQuery,
-  NEWEST_ANCHOR,
   parseAnchor,
+  resolveAnchor,
   resolveNarrow,
   type NarrowScope,
 } from "../lib/narrow/index.js";
@@ -55,14 +54,7 @@ export const getMessages = defineEndpoint({
     checkRange(params.num_before, params.num_after, params.include_anchor);
     const scope = await scopeOf(ctx);
     const narrow = await resolveNarrow(scope, params.narrow);
-    const anchor =
-      requested === "newest"
-        ? NEWEST_ANCHOR
-        : requested === "oldest"
-          ? 0
-          : requested === "first_unread"
-            ? await firstUnreadAnchor(scope, narrow)
-            : requested;
+    const anchor = await resolveAnchor(scope, narrow, requested);
     const range = await fetchRange(scope, narrow, {
       anchor,
       numBefore: params.num_before,

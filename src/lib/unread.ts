@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import { bool } from "../db/rows.js";
 import { RECIPIENT_TYPE } from "../db/channel-rows.js";
 import type { ChannelWorld } from "./channel-access.js";
+import { groupMembersById } from "./direct-message-groups.js";
 import { MESSAGE_FLAG_BITS } from "./message-flags.js";
 
 /** Zulip's MAX_UNREAD_MESSAGES: register reports at most this many unread messages. */
@@ -66,20 +67,12 @@ export async function conversationsOf(
   userId: number,
   rows: readonly UnreadRow[],
 ): Promise<Map<number, Conversation>> {
-  const groupIds = [
-    ...new Set(
-      rows
-        .filter((r) => r.recipient_type === RECIPIENT_TYPE.DIRECT_MESSAGE_GROUP)
-        .map((r) => r.recipient_type_id),
-    ),
-  ];
-  const groups =
-    groupIds.length === 0
-      ? []
-      : await knex("direct_message_groups")
-          .whereIn("id", groupIds)
-          .select<Array<{ id: number; user_ids_key: string }>>("id", "user_ids_key");
-  const members = new Map(groups.map((g) => [g.id, g.user_ids_key.split(",").map(Number)]));
+  const members = await groupMembersById(
+    knex,
+    rows
+      .filter((r) => r.recipient_type === RECIPIENT_TYPE.DIRECT_MESSAGE_GROUP)
+      .map((r) => r.recipient_type_id),
+  );
   const channelIds = [...new Set(rows.flatMap((r) => (r.stream_id === null ? [] : [r.stream_id])))];
   const policies =
     channelIds.length === 0

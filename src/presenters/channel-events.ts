@@ -1,3 +1,4 @@
+import type { ChannelRow } from "../db/channel-rows.js";
 import type { Flavour } from "../events/flavours.js";
 import { hasCapability, type ChatEvent } from "../events/types.js";
 import type { ApiChannel } from "./channels.js";
@@ -55,3 +56,15 @@ export const subscriptionEventFlavour: Flavour = (event, { options, extra }) => 
   const subscriptions = (event.subscriptions as ApiChannel[]).filter((s) => !isArchivedDict(s));
   return subscriptions.length === 0 ? null : { ...shaped, subscriptions };
 };
+
+/** The stream update event for a channel's new oldest message (feature level 256). */
+export function firstMessageIdEvent(channel: ChannelRow, value: number | null) {
+  return {
+    type: "stream",
+    op: "update",
+    stream_id: channel.id,
+    name: channel.name,
+    property: "first_message_id",
+    value,
+  };
+}

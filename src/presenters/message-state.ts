@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import { RECIPIENT_TYPE } from "../db/channel-rows.js";
 import type { StateContext } from "../events/state.js";
 import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
+import { groupMembersById } from "../lib/direct-message-groups.js";
 import { unreadMessages } from "../lib/unread.js";
 import { maxMessageIdForUser } from "../lib/user-messages.js";
 
@@ -40,16 +41,10 @@ export async function recentPrivateConversations(knex: Knex, userId: number): Pr
     .whereIn("id", [...new Set(messages.map((m) => m.recipient_id))])
     .select<Array<{ id: number; type: number; type_id: number }>>("id", "type", "type_id");
   const recipientById = new Map(recipients.map((r) => [r.id, r]));
-  const groupIds = recipients
-    .filter((r) => r.type === RECIPIENT_TYPE.DIRECT_MESSAGE_GROUP)
-    .map((r) => r.type_id);
-  const groups =
-    groupIds.length === 0
-      ? []
-      : await knex("direct_message_groups")
-          .whereIn("id", groupIds)
-          .select<Array<{ id: number; user_ids_key: string }>>("id", "user_ids_key");
-  const groupMembers = new Map(groups.map((g) => [g.id, g.user_ids_key.split(",").map(Number)]));
+  const groupMembers = await groupMembersById(
+    knex,
+    recipients.filter((r) => r.type === RECIPIENT_TYPE.DIRECT_MESSAGE_GROUP).map((r) => r.type_id),
+  );
 
   const byKey = new Map<string, RecentConversation>();
   for (const message of messages) {

@@ -17,6 +17,7 @@ export {
   MAX_MESSAGES_PER_FETCH,
   NEWEST_ANCHOR,
   parseAnchor,
+  resolveAnchor,
   type AnchorParam,
   type RangeRequest,
   type RangeResult,

@@ -33,6 +33,18 @@ export function checkRange(numBefore: number, numAfter: number, includeAnchor: b
  * the user received, not in muted topics, nor in muted channels unless the narrow
  * names a channel. NEWEST_ANCHOR if none.
  */
+/** The anchor as a message ID: newest and oldest are the ends, first_unread is looked up. */
+export async function resolveAnchor(
+  scope: NarrowScope,
+  narrow: ResolvedNarrow,
+  anchor: AnchorParam,
+): Promise<number> {
+  if (anchor === "newest") return NEWEST_ANCHOR;
+  if (anchor === "oldest") return 0;
+  if (anchor === "first_unread") return firstUnreadAnchor(scope, narrow);
+  return anchor;
+}
+
 export async function firstUnreadAnchor(scope: NarrowScope, narrow: ResolvedNarrow): Promise<number> {
   const qb = narrowQuery(scope, narrow, { userMessagesOnly: true })
     .clearSelect()
