@@ -1,4 +1,4 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import { bool } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, noSuchUser } from "../errors.js";
@@ -16,14 +16,14 @@ export async function doIssueApiKey(app: App, tx: Tx, userId: number, label = ""
     label: label.slice(0, 100),
     date_created: tx.now,
   });
-  tx.afterCommit(() => app.cache.invalidateApiKeys());
+  tx.afterCommit(() => app.realms.invalidateApiKeys());
   return key;
 }
 
 /** Revokes every API key of the user (regeneration, `chatd api-key --revoke-all`). */
 export async function doRevokeApiKeys(app: App, tx: Tx, userId: number): Promise<number> {
   const removed = await tx.knex("api_keys").where({ user_id: userId }).delete();
-  tx.afterCommit(() => app.cache.invalidateApiKeys());
+  tx.afterCommit(() => app.realms.invalidateApiKeys());
   return removed;
 }
 
@@ -39,7 +39,7 @@ export async function checkIssueApiKey(
   options: { revokeAll: boolean; label: string },
 ): Promise<{ key: string; revoked: number }> {
   return app.db.transaction(async (tx) => {
-    const user = (await app.cache.get(tx.knex, realmId)).user(userId);
+    const user = (await app.realms.get(tx.knex, realmId)).user(userId);
     if (!user) throw noSuchUser();
     if (!bool(user.is_active)) throw badRequest("User is deactivated");
     const revoked = options.revokeAll ? await doRevokeApiKeys(app, tx, user.id) : 0;

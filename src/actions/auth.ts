@@ -1,4 +1,4 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { JsonableError, realmDeactivated, userDeactivated } from "../errors.js";
 import { verifyPassword } from "../lib/passwords.js";
@@ -23,7 +23,7 @@ export async function checkFetchApiKey(
   password: string,
   label: string,
 ): Promise<IssuedKey> {
-  const realm = await app.cache.primaryRealm(app.knex);
+  const realm = await app.realms.primaryRealm(app.knex);
   const user = realm?.userByEmail(username.trim());
   // Verify even for unknown users, so timing does not reveal which emails exist.
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);

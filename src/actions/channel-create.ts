@@ -1,9 +1,9 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import type { UserRow } from "../db/rows.js";
 import { insufficientPermission } from "../errors.js";
-import { canAddSubscribers, isArchived } from "../lib/channel-access.js";
+import { canAddSubscribers, isArchived } from "../permissions/channel-access.js";
 import { checkChannelName, normalizeChannelDescription } from "../lib/channel-validation.js";
-import { isGuestRole } from "../permissions/roles.js";
+import { isGuestRole } from "../world/roles.js";
 import {
   announcementMessage,
   creationNotice,

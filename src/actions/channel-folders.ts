@@ -1,12 +1,12 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import type { ChannelFolderRow } from "../db/channel-rows.js";
 import { insertReturningId } from "../db/insert.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
-import type { ChannelSnapshot } from "../lib/channel-cache.js";
+import type { ChannelSnapshot } from "../world/channels.js";
 import { checkChannelFolderName } from "../lib/channel-validation.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
+import type { RealmSnapshot } from "../world/realm.js";
 import { presentChannelFolder } from "../presenters/channels.js";
 import { renderMarkdown } from "../render/markdown.js";
 import { invalidFolderId, invalidateChannels, loadChannelWorld } from "./channels.js";
@@ -48,7 +48,7 @@ export async function doCreateChannelFolder(
   name: string,
   description: string,
 ): Promise<number> {
-  const realmId = realm.realm.id;
+  const realmId = realm.id;
   const order = Math.max(-1, ...[...channels.folders.values()].map((f) => f.order)) + 1;
   const id = await insertReturningId(tx.knex, "channel_folders", {
     realm_id: realmId,
@@ -125,10 +125,10 @@ export async function doUpdateChannelFolder(
 ): Promise<void> {
   if (changes.length === 0) return;
   await tx.knex("channel_folders").where({ id: folderId }).update(columns);
-  invalidateChannels(app, tx, realm.realm.id);
+  invalidateChannels(app, tx, realm.id);
   for (const data of changes) {
     tx.sendEventOnCommit(
-      realm.realm.id,
+      realm.id,
       { type: "channel_folder", op: "update", channel_folder_id: folderId, data },
       folderEventRecipients(realm),
     );
@@ -165,9 +165,9 @@ export async function doReorderChannelFolders(
       await tx.knex("channel_folders").where({ id }).update({ order: index });
     }
   }
-  invalidateChannels(app, tx, realm.realm.id);
+  invalidateChannels(app, tx, realm.id);
   tx.sendEventOnCommit(
-    realm.realm.id,
+    realm.id,
     { type: "channel_folder", op: "reorder", order: [...order] },
     folderEventRecipients(realm),
   );

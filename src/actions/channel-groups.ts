@@ -1,7 +1,7 @@
 import type { UserGroupRow, UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { JsonableError, insufficientPermission } from "../errors.js";
-import { RealmSnapshot, type GroupNode } from "../lib/realm-cache.js";
+import { RealmSnapshot, type GroupNode } from "../world/realm.js";
 import type { GroupSettingValue } from "../permissions/group-settings.js";
 import {
   defaultGroupSetting,

@@ -1,10 +1,10 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import type { ChannelRow } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
-import { notificationBot } from "../lib/notification-bot.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
-import { emptyTopicDisplayName } from "../presenters/realm.js";
+import { notificationBot } from "./notification-bot.js";
+import type { RealmSnapshot } from "../world/realm.js";
+import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { doSendDirectMessage, doSendMessage } from "./message-send.js";
 
 /**

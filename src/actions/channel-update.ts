@@ -1,4 +1,4 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import type { ChannelRow, TopicsPolicy } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
@@ -10,10 +10,10 @@ import {
   channelViewerIds,
   isArchived,
   type ChannelWorld,
-} from "../lib/channel-access.js";
-import { channelNameKey } from "../lib/channel-cache.js";
+} from "../permissions/channel-access.js";
+import { channelNameKey } from "../world/channels.js";
 import { checkChannelName, normalizeChannelDescription } from "../lib/channel-validation.js";
-import type { GroupNode, RealmSnapshot } from "../lib/realm-cache.js";
+import type { GroupNode, RealmSnapshot } from "../world/realm.js";
 import {
   expectationMismatch,
   groupSettingEquals,
@@ -24,7 +24,7 @@ import {
   type NormalizedGroupSetting,
 } from "../permissions/group-setting-values.js";
 import { groupSettingValueForApi } from "../permissions/group-settings.js";
-import { isAdminRole, isOwnerRole } from "../permissions/roles.js";
+import { isAdminRole, isOwnerRole } from "../world/roles.js";
 import { userHasRealmPermission } from "../permissions/setting-permissions.js";
 import {
   CHANNEL_GROUP_SETTINGS,
@@ -33,7 +33,7 @@ import {
 } from "../permissions/setting-registry.js";
 import type { ArchiveHints, UnarchiveExtra } from "../presenters/channel-events.js";
 import { presentChannel, presentSubscription, streamPostPolicy } from "../presenters/channels.js";
-import { emptyTopicDisplayName } from "../presenters/realm.js";
+import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { renderMarkdown } from "../render/markdown.js";
 import {
   checkCreateTopicGroupForHistory,
@@ -297,7 +297,7 @@ export async function doUpdateChannel(
   const added: GroupNode[] = [];
   const released: number[] = [];
   for (const [setting, value] of changes.groups) {
-    const stored = await storeChannelGroupSetting(tx, realm.realm.id, value);
+    const stored = await storeChannelGroupSetting(tx, realm.id, value);
     columns[`${setting}_id`] = stored.groupId;
     if (stored.node) added.push(stored.node);
     const old = realm.groups.get(channel[`${setting}_id`]);
@@ -306,10 +306,10 @@ export async function doUpdateChannel(
   if (changes.unarchive) columns.is_archived = false;
   if (Object.keys(columns).length > 0) {
     await tx.knex("streams").where({ id: channel.id }).update(columns);
-    invalidateChannels(app, tx, realm.realm.id);
+    invalidateChannels(app, tx, realm.id);
   }
   for (const groupId of released) await releaseGroupSetting(tx, realm, groupId);
-  if (added.length > 0 || released.length > 0) tx.afterCommit(() => app.cache.invalidate(realm.realm.id));
+  if (added.length > 0 || released.length > 0) tx.afterCommit(() => app.realms.invalidate(realm.id));
   const updated: ChannelRow = { ...channel, ...columns };
   const realmAfter = realmWithGroups(realm, added, released);
   for (const [setting] of changes.groups) {
@@ -376,7 +376,7 @@ function sendChannelUpdateEvents(
   unarchived: boolean,
 ): void {
   const { realm, channels } = world;
-  const realmId = realm.realm.id;
+  const realmId = realm.id;
   const subscriberIds = channels.subscriberIds(before.id);
   const viewersBefore = channelViewerIds(realm, before, subscriberIds);
   const viewersAfter = channelViewerIds(realmAfter, after, subscriberIds);
@@ -480,7 +480,7 @@ export async function doArchiveChannel(
   channel: ChannelRow,
 ): Promise<void> {
   const { realm, channels } = world;
-  const realmId = realm.realm.id;
+  const realmId = realm.id;
   const viewers = channelViewerIds(realm, channel, channels.subscriberIds(channel.id));
   await tx.knex("streams").where({ id: channel.id }).update({ is_archived: true });
   invalidateChannels(app, tx, realmId);
@@ -492,7 +492,7 @@ export async function doArchiveChannel(
       .knex("realms")
       .where({ id: realmId })
       .update(Object.fromEntries(cleared.map((f) => [f, null])));
-    tx.afterCommit(() => app.cache.invalidate(realmId));
+    tx.afterCommit(() => app.realms.invalidate(realmId));
     const active = [...realm.users].filter((u) => bool(u.is_active)).map((u) => u.id);
     tx.sendEventOnCommit(
       realmId,

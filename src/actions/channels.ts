@@ -1,13 +1,13 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import { RECIPIENT_TYPE, type ChannelRow, type TopicsPolicy } from "../db/channel-rows.js";
 import { insertReturningId } from "../db/insert.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { JsonableError, badRequest, insufficientPermission, mustBeOwner } from "../errors.js";
-import { channelViewerIds, type ChannelWorld } from "../lib/channel-access.js";
-import { channelNameKey, type ChannelSnapshot } from "../lib/channel-cache.js";
-import type { GroupNode, RealmSnapshot } from "../lib/realm-cache.js";
-import { isAdminRole, isGuestRole, isOwnerRole } from "../permissions/roles.js";
+import { channelViewerIds, type ChannelWorld } from "../permissions/channel-access.js";
+import { channelNameKey, type ChannelSnapshot } from "../world/channels.js";
+import type { GroupNode, RealmSnapshot } from "../world/realm.js";
+import { isAdminRole, isGuestRole, isOwnerRole } from "../world/roles.js";
 import { userHasRealmPermission } from "../permissions/setting-permissions.js";
 import { CHANNEL_GROUP_SETTING_NAMES } from "../permissions/setting-registry.js";
 import { presentChannel } from "../presenters/channels.js";
@@ -23,7 +23,10 @@ import {
 
 /** Loads what channel actions read, through the transaction's knex. */
 export async function loadChannelWorld(app: App, tx: Tx, realmId: number): Promise<ChannelWorld> {
-  return { realm: await app.cache.get(tx.knex, realmId), channels: await app.channels.get(tx.knex, realmId) };
+  return {
+    realm: await app.realms.get(tx.knex, realmId),
+    channels: await app.channels.get(tx.knex, realmId),
+  };
 }
 
 /** Clients see channels' and subscriptions' changes once committed: drop the cached ones. */
@@ -137,7 +140,7 @@ export async function doCreateChannel(
   input: { name: string; description: string; settings: PreparedCreation },
 ): Promise<CreatedChannel> {
   const { settings } = input;
-  const realmId = world.realm.realm.id;
+  const realmId = world.realm.id;
   const nodes: GroupNode[] = [];
   const groupColumns: Record<string, number> = {};
   for (const setting of CHANNEL_GROUP_SETTING_NAMES) {
@@ -168,7 +171,7 @@ export async function doCreateChannel(
   await tx.knex("streams").where({ id }).update({ recipient_id: recipientId });
   const channel = (await tx.knex<ChannelRow>("streams").where({ id }).first())!;
   invalidateChannels(app, tx, realmId);
-  if (nodes.length > 0) tx.afterCommit(() => app.cache.invalidate(realmId));
+  if (nodes.length > 0) tx.afterCommit(() => app.realms.invalidate(realmId));
 
   const realm = realmWithGroups(world.realm, nodes);
   const dict = presentChannel(realm, world.channels, channel, { subscriberIds: [] });
@@ -189,7 +192,7 @@ function defaultChannelRecipients(realm: RealmSnapshot): number[] {
 function sendDefaultChannels(tx: Tx, realm: RealmSnapshot, ids: Iterable<number>): void {
   const defaults = [...new Set(ids)].sort((a, b) => a - b);
   tx.sendEventOnCommit(
-    realm.realm.id,
+    realm.id,
     { type: "default_streams", default_streams: defaults },
     defaultChannelRecipients(realm),
   );
@@ -205,7 +208,7 @@ export async function doAddDefaultChannels(
   const current = world.channels.defaultChannelIds;
   const added = channels.filter((c) => !current.has(c.id));
   if (added.length === 0) return;
-  const realmId = world.realm.realm.id;
+  const realmId = world.realm.id;
   await tx.knex("default_streams").insert(added.map((c) => ({ realm_id: realmId, stream_id: c.id })));
   invalidateChannels(app, tx, realmId);
   sendDefaultChannels(tx, world.realm, [...current, ...added.map((c) => c.id)]);
@@ -218,7 +221,7 @@ export async function doRemoveDefaultChannel(
   world: ChannelWorld,
   channel: ChannelRow,
 ): Promise<void> {
-  const realmId = world.realm.realm.id;
+  const realmId = world.realm.id;
   await tx.knex("default_streams").where({ realm_id: realmId, stream_id: channel.id }).delete();
   invalidateChannels(app, tx, realmId);
   sendDefaultChannels(
@@ -235,7 +238,7 @@ export async function doRemoveDefaultChannel(
  */
 export async function notifyChannelAccessChanges(app: App, tx: Tx, before: RealmSnapshot): Promise<void> {
   const realmId = before.realm.id;
-  const after = await app.cache.get(tx.knex, realmId);
+  const after = await app.realms.get(tx.knex, realmId);
   const channels = await app.channels.get(tx.knex, realmId);
   sendChannelAccessChanges(tx, channels, before, after);
 }

@@ -1,4 +1,4 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { insertReturningId } from "../db/insert.js";
 import type { Tx } from "../db/tx.js";
@@ -18,9 +18,9 @@ import {
   type CustomProfileFieldRow,
   type FieldData,
 } from "../lib/custom-profile-fields.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
+import type { RealmSnapshot } from "../world/realm.js";
 import { activeUserIds } from "../lib/recipients.js";
-import { isAdminRole } from "../permissions/roles.js";
+import { isAdminRole } from "../world/roles.js";
 import { presentField } from "../presenters/custom-profile-fields.js";
 import { renderMarkdown } from "../render/markdown.js";
 
@@ -39,7 +39,7 @@ function storedFieldData(fieldType: number, data: FieldData): string {
 /** Tells every active user the realm's whole, new list of fields. */
 async function notifyFields(app: App, tx: Tx, realmId: number): Promise<void> {
   const fields = await fieldsOfRealm(tx.knex, realmId);
-  const snapshot = await app.cache.get(tx.knex, realmId);
+  const snapshot = await app.realms.get(tx.knex, realmId);
   tx.sendEventOnCommit(
     realmId,
     { type: "custom_profile_fields", fields: fields.map(presentField) },
@@ -190,7 +190,7 @@ export async function doUpdateCustomProfileField(
         .where({ field_id: field.id })
         .whereIn("value", removed)
         .delete();
-      const snapshot = await app.cache.get(tx.knex, field.realm_id);
+      const snapshot = await app.realms.get(tx.knex, field.realm_id);
       for (const userId of affected) {
         sendProfileFieldUpdate(tx, snapshot, userId, { id: field.id, value: null });
       }
@@ -311,7 +311,7 @@ export async function doUpdateProfileData(
   target: UserRow,
   change: ProfileDataChange,
 ): Promise<void> {
-  const snapshot = await app.cache.get(tx.knex, target.realm_id);
+  const snapshot = await app.realms.get(tx.knex, target.realm_id);
   for (const field of change.remove) {
     const removed = await tx
       .knex("custom_profile_field_values")
@@ -351,7 +351,7 @@ export async function checkUpdateOwnProfileData(
 ): Promise<void> {
   if (bool(user.is_bot)) throw botsNotAllowed();
   await app.db.transaction(async (tx) => {
-    const snapshot = await app.cache.get(tx.knex, user.realm_id);
+    const snapshot = await app.realms.get(tx.knex, user.realm_id);
     const change = await validateProfileData(tx, snapshot, isAdminRole(user.role), entries, {
       removeEmpty: false,
     });
@@ -367,7 +367,7 @@ export async function checkRemoveOwnProfileData(
 ): Promise<void> {
   if (bool(user.is_bot)) throw botsNotAllowed();
   await app.db.transaction(async (tx) => {
-    const snapshot = await app.cache.get(tx.knex, user.realm_id);
+    const snapshot = await app.realms.get(tx.knex, user.realm_id);
     const change = await validateProfileData(
       tx,
       snapshot,

@@ -1,7 +1,7 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import type { UserRow } from "../db/rows.js";
 import { badRequest } from "../errors.js";
-import { accessChannelById, isPrivate } from "../lib/channel-access.js";
+import { accessChannelById, isPrivate } from "../permissions/channel-access.js";
 import { doAddDefaultChannels, doRemoveDefaultChannel, loadChannelWorld } from "./channels.js";
 
 /** POST /default_streams: new users will join this (public) channel. Idempotent. */

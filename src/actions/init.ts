@@ -1,8 +1,8 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import { realmUrl } from "../config.js";
 import { badRequest } from "../errors.js";
 import { isValidEmail } from "../lib/emails.js";
-import { ROLE } from "../permissions/roles.js";
+import { ROLE } from "../world/roles.js";
 import { doIssueApiKey } from "./api-keys.js";
 import { doCreateRealm } from "./realm.js";
 import { checkFullName, doCreateUser } from "./users.js";
@@ -60,6 +60,6 @@ export async function checkInitRealm(app: App, input: InitInput): Promise<InitRe
     const apiKey = await doIssueApiKey(app, tx, owner.id, "chatd init");
     return { realm_url: realmUrl(app.config), email: owner.email, user_id: owner.id, api_key: apiKey };
   });
-  app.cache.forgetPrimaryRealm();
+  app.realms.forgetPrimaryRealm();
   return result;
 }

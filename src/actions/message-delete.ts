@@ -1,12 +1,12 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import type { ChannelRow } from "../db/channel-rows.js";
 import type { UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { removeFromIndex } from "../db/search-sqlite.js";
 import { badRequest } from "../errors.js";
-import { accessChannelById, channelViewerIds, type ChannelWorld } from "../lib/channel-access.js";
+import { accessChannelById, channelViewerIds, type ChannelWorld } from "../permissions/channel-access.js";
 import { accessibleMessage, canReadChannelHistory } from "../lib/narrow/index.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
+import type { RealmSnapshot } from "../world/realm.js";
 import { firstMessageIdEvent } from "../presenters/channel-events.js";
 import { userHasChannelPermission, userHasRealmPermission } from "../permissions/setting-permissions.js";
 
@@ -52,7 +52,7 @@ export async function doDeleteMessages(
 
   const first = messages[0]!;
   const channel = first.stream_id === null ? undefined : world.channels.channel(first.stream_id);
-  const realmId = world.realm.realm.id;
+  const realmId = world.realm.id;
   if (channel) {
     for (const userId of world.channels.activeSubscriberIds(world.realm, channel.id)) {
       const user = world.realm.user(userId);
@@ -127,7 +127,7 @@ export function checkDeleteMessage(
   messageId: number,
 ): Promise<void> {
   return app.db.transaction(async (tx) => {
-    const world = { realm, channels: await app.channels.get(tx.knex, realm.realm.id) };
+    const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
     if (!(await accessibleMessage({ knex: tx.knex, world, user }, messageId)))
       throw badRequest("Invalid message(s)");
     const message = await tx
@@ -157,7 +157,7 @@ export async function deleteTopicRound(
   let deleted = 0;
   for (;;) {
     const done = await app.db.transaction(async (tx) => {
-      const world = { realm, channels: await app.channels.get(tx.knex, realm.realm.id) };
+      const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
       const channel = accessChannelById(world, admin, channelId);
       const batch = tx
         .knex("messages as m")

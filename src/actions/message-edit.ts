@@ -1,21 +1,25 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import { realmUrl } from "../config.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { reindexMessages } from "../db/search-sqlite.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
-import { accessChannelById, checkCanPostToChannel, type ChannelWorld } from "../lib/channel-access.js";
+import {
+  accessChannelById,
+  checkCanPostToChannel,
+  type ChannelWorld,
+} from "../permissions/channel-access.js";
 import { MESSAGE_FLAG_BITS, flagNames } from "../lib/message-flags.js";
 import { renderForSend } from "../lib/message-render.js";
 import { accessibleMessage, canReadChannelHistory } from "../lib/narrow/index.js";
 import { bulkInsert } from "../db/insert.js";
 import { refreshFirstMessageId } from "./message-delete.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
+import type { RealmSnapshot } from "../world/realm.js";
 import { htmlToText } from "../lib/search.js";
-import { isModeratorOrAbove } from "../permissions/roles.js";
+import { isModeratorOrAbove } from "../world/roles.js";
 import { userHasChannelPermission, userHasRealmPermission } from "../permissions/setting-permissions.js";
 import { checkTopic, normalizeContent, truncateTopic } from "../lib/message-content.js";
-import { emptyTopicDisplayName } from "../presenters/realm.js";
+import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 
 export type PropagateMode = "change_one" | "change_later" | "change_all";
 
@@ -75,7 +79,7 @@ export function checkEditMessage(
   request: EditRequest,
 ): Promise<void> {
   return app.db.transaction(async (tx) => {
-    const world = { realm, channels: await app.channels.get(tx.knex, realm.realm.id) };
+    const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
     if (!(await accessibleMessage({ knex: tx.knex, world, user }, messageId)))
       throw badRequest("Invalid message(s)");
     const message = await tx.knex("messages").where("id", messageId).first<EditedRow>(EDIT_COLUMNS);
@@ -150,7 +154,7 @@ export function checkEditMessage(
     for (const row of holders) perUser.set(row.user_id, { flags: flagNames(row.flags) });
     const channel = message.stream_id === null ? undefined : world.channels.channel(message.stream_id);
     tx.sendEventOnCommit(
-      realm.realm.id,
+      realm.id,
       {
         type: "update_message",
         user_id: user.id,
@@ -327,7 +331,7 @@ export async function messageHistory(
 ): Promise<Array<Record<string, unknown>>> {
   if (!bool(realm.realm.allow_edit_history))
     throw badRequest("Message edit history is disabled in this organization");
-  const world = { realm, channels: await app.channels.get(app.knex, realm.realm.id) };
+  const world = { realm, channels: await app.channels.get(app.knex, realm.id) };
   if (!(await accessibleMessage({ knex: app.knex, world, user }, messageId)))
     throw badRequest("Invalid message(s)");
   const message = await app.knex("messages").where("id", messageId).first<EditedRow>(EDIT_COLUMNS);
@@ -454,7 +458,7 @@ async function moveToChannel(
 
   if (losers.length > 0) {
     tx.sendEventOnCommit(
-      realm.realm.id,
+      realm.id,
       {
         type: "delete_message",
         message_ids: ids,
@@ -472,7 +476,7 @@ async function moveToChannel(
     .select<Array<{ user_id: number; flags: number }>>("user_id", "flags");
   for (const row of flags) perUser.set(row.user_id, { flags: flagNames(row.flags) });
   tx.sendEventOnCommit(
-    realm.realm.id,
+    realm.id,
     {
       type: "update_message",
       user_id: user.id,

@@ -2,7 +2,7 @@ import type { Tx } from "../db/tx.js";
 import type { UserRow } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { bulkInsert } from "../db/insert.js";
-import { accessChannelById, type ChannelWorld } from "../lib/channel-access.js";
+import { accessChannelById, type ChannelWorld } from "../permissions/channel-access.js";
 import { MESSAGE_FLAG_BITS, type MessageFlag } from "../lib/message-flags.js";
 import { canReadChannelHistory } from "../lib/narrow/index.js";
 import { conversationsOf, loadUnreadRows, unreadMessageDetails } from "../lib/unread.js";

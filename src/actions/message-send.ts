@@ -1,7 +1,7 @@
 import { firstMessageIdEvent } from "../presenters/channel-events.js";
 import { GroupCommit } from "../db/group-commit.js";
 import type { Knex } from "knex";
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import { realmUrl } from "../config.js";
 import { RECIPIENT_TYPE, type ChannelRow } from "../db/channel-rows.js";
 import { bulkInsert, bulkInsertReturningIds, insertReturningId } from "../db/insert.js";
@@ -9,8 +9,8 @@ import { bool, type UserRow } from "../db/rows.js";
 import { indexMessages } from "../db/search-sqlite.js";
 import type { Tx } from "../db/tx.js";
 import { JsonableError, badRequest } from "../errors.js";
-import type { ChannelSnapshot } from "../lib/channel-cache.js";
-import { channelViewerIds, checkCanPostToChannel, type ChannelWorld } from "../lib/channel-access.js";
+import type { ChannelSnapshot } from "../world/channels.js";
+import { channelViewerIds, checkCanPostToChannel, type ChannelWorld } from "../permissions/channel-access.js";
 import { checkChannelName } from "../lib/channel-validation.js";
 import { MESSAGE_FLAG_BITS, flagNames } from "../lib/message-flags.js";
 import {
@@ -22,7 +22,7 @@ import {
   truncateTopic,
 } from "../lib/message-content.js";
 import { isSystemBot, renderForSend, type RenderScope } from "../lib/message-render.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
+import type { RealmSnapshot } from "../world/realm.js";
 import { escapeHtml } from "../lib/search.js";
 import { userHasPermission } from "../permissions/group-settings.js";
 import { userHasChannelPermission, userHasRealmPermission } from "../permissions/setting-permissions.js";
@@ -35,8 +35,8 @@ import {
   type LocalEcho,
   type MessageRow,
 } from "../presenters/messages.js";
-import { canSeeDeliveryEmail } from "../presenters/users.js";
-import { emptyTopicDisplayName } from "../presenters/realm.js";
+import { canSeeDeliveryEmail } from "../permissions/email-visibility.js";
+import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import {
   plainText,
   topicLinks,
@@ -155,7 +155,7 @@ export async function doSendMessages(
   const fields = [];
   const stored = [];
   for (const message of messages) {
-    const realmId = message.realm.realm.id;
+    const realmId = message.realm.id;
     const row = {
       sender_id: message.sender.id,
       recipient_id: await recipientIdFor(tx, realmId, message.recipient),
@@ -206,7 +206,7 @@ export async function doSendMessages(
     const perUser = new Map<number, Record<string, unknown>>();
     for (const [userId, flags] of message.userFlags) perUser.set(userId, { flags: flagNames(flags) });
     tx.sendEventOnCommit(
-      realm.realm.id,
+      realm.id,
       messageEvent(presented, message.sender, emptyTopicDisplayName(realm.realm), message.echo),
       perUser,
     );
@@ -343,7 +343,7 @@ async function internalRenderScope(
   return {
     knex: tx.knex,
     realm,
-    channels: isSystemBot(sender) ? null : await app.channels.get(tx.knex, realm.realm.id),
+    channels: isSystemBot(sender) ? null : await app.channels.get(tx.knex, realm.id),
     sender,
     realmUrl: realmUrl(app.config),
     now: () => new Date(app.clock.nowMs()),
@@ -357,7 +357,7 @@ async function internalRenderScope(
  */
 export async function doSendMessage(app: App, tx: Tx, input: ChannelMessageInput): Promise<number> {
   const { sender, channel } = input;
-  const realm = input.realm ?? (await app.cache.get(tx.knex, channel.realm_id));
+  const realm = input.realm ?? (await app.realms.get(tx.knex, channel.realm_id));
   const content = normalizeContent(input.content);
   const topic = truncateTopic(input.topic);
   // Read through the transaction: subscriptions made earlier in it count.
@@ -406,7 +406,7 @@ function directDisplayRecipient(
 /** Sends a one-to-one direct message inside the caller's transaction; returns its ID. */
 export async function doSendDirectMessage(app: App, tx: Tx, input: DirectMessageInput): Promise<number> {
   const { sender, recipient } = input;
-  const realm = await app.cache.get(tx.knex, recipient.realm_id);
+  const realm = await app.realms.get(tx.knex, recipient.realm_id);
   const content = normalizeContent(input.content);
   const rendered = await renderForSend(await internalRenderScope(app, tx, realm, sender), content);
   const participants = sender.id === recipient.id ? [sender] : [sender, recipient];
@@ -588,7 +588,7 @@ async function conversationExists(
     const row = await knex("direct_message_groups as g")
       .join("recipients as r", "r.type_id", "g.id")
       .join("messages as m", "m.recipient_id", "r.id")
-      .where({ "g.realm_id": realm.realm.id, "g.user_ids_key": target.userIds.join(","), "r.type": 3 })
+      .where({ "g.realm_id": realm.id, "g.user_ids_key": target.userIds.join(","), "r.type": 3 })
       .first<{ id: number } | undefined>("m.id");
     return row !== undefined;
   }
@@ -608,7 +608,7 @@ async function conversationExists(
 /** The realm and channels as a request sees them (cached snapshots). */
 async function loadWorld(app: App, realmId: number): Promise<ChannelWorld> {
   return {
-    realm: await app.cache.get(app.knex, realmId),
+    realm: await app.realms.get(app.knex, realmId),
     channels: await app.channels.get(app.knex, realmId),
   };
 }
@@ -654,7 +654,7 @@ export async function prepareMessage(
     const checkedTopic = checkTopic(req.topic, emptyTopicDisplayName(realm.realm));
     const content = normalizeContent(req.content);
     const topic = truncateTopic(checkedTopic);
-    const channel = channelForSend(world.channels, realm.realm.id, indicator);
+    const channel = channelForSend(world.channels, realm.id, indicator);
     checkCanPostToChannel(world, sender, channel);
     await checkCanCreateTopic(app.knex, realm, sender, channel, topic);
     checkTopicsPolicy(realm, channel, topic);
@@ -692,7 +692,7 @@ export async function prepareMessage(
       rendered,
       client: req.client,
       displayRecipient: channel.name,
-      topicLinks: topicLinks(topic, await linkifiersOf(app.knex, realm.realm.id)),
+      topicLinks: topicLinks(topic, await linkifiersOf(app.knex, realm.id)),
       userFlags: recipientFlags(subscriberIds, {
         isPrivate: false,
         readBy,

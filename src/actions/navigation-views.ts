@@ -1,4 +1,4 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import type { UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, notFound } from "../errors.js";

@@ -1,4 +1,4 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { badRequest, botsNotAllowed } from "../errors.js";
 

@@ -1,13 +1,13 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import type { UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, JsonableError } from "../errors.js";
-import { checkEmoji, emojiByName, normalizeReactionType, type Emoji } from "../lib/emoji.js";
-import type { ChannelWorld } from "../lib/channel-access.js";
+import { checkEmoji, emojiByName, normalizeReactionType, type Emoji } from "../render/emoji.js";
+import type { ChannelWorld } from "../permissions/channel-access.js";
 import { messageAudience } from "../lib/message-audience.js";
 import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
 import { accessibleMessage } from "../lib/narrow/index.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
+import type { RealmSnapshot } from "../world/realm.js";
 
 export interface ReactionRequest {
   emoji_name?: string;
@@ -60,9 +60,9 @@ export function checkAddReaction(
   request: ReactionRequest & { emoji_name: string },
 ): Promise<void> {
   return app.db.transaction(async (tx) => {
-    const world = { realm, channels: await app.channels.get(tx.knex, realm.realm.id) };
+    const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
     const message = await accessMessage(tx, world, user, messageId);
-    let emoji: Emoji = await requestedEmoji(tx, realm.realm.id, request);
+    let emoji: Emoji = await requestedEmoji(tx, realm.id, request);
     const same = { message_id: messageId, emoji_code: emoji.emoji_code, reaction_type: emoji.reaction_type };
     if (
       await tx
@@ -76,9 +76,7 @@ export function checkAddReaction(
       .knex("reactions")
       .where(same)
       .first<{ emoji_name: string } | undefined>("emoji_name");
-    emoji = other
-      ? { ...emoji, emoji_name: other.emoji_name }
-      : await checkEmoji(tx.knex, realm.realm.id, emoji);
+    emoji = other ? { ...emoji, emoji_name: other.emoji_name } : await checkEmoji(tx.knex, realm.id, emoji);
     if (message.flags === null) {
       // A reactor receives the message's later updates: give it a historical row.
       await tx.knex("user_messages").insert({
@@ -89,7 +87,7 @@ export function checkAddReaction(
     }
     await tx.knex("reactions").insert({ ...emoji, message_id: messageId, user_id: user.id });
     const audience = await messageAudience(tx.knex, world, message);
-    tx.sendEventOnCommit(realm.realm.id, reactionEvent("add", user, messageId, emoji), audience);
+    tx.sendEventOnCommit(realm.id, reactionEvent("add", user, messageId, emoji), audience);
   });
 }
 
@@ -102,7 +100,7 @@ export function checkRemoveReaction(
   request: ReactionRequest,
 ): Promise<void> {
   return app.db.transaction(async (tx) => {
-    const world = { realm, channels: await app.channels.get(tx.knex, realm.realm.id) };
+    const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
     const message = await accessMessage(tx, world, user, messageId);
     if (request.emoji_name === undefined && request.emoji_code === undefined)
       throw badRequest("At least one of the following arguments must be present: emoji_name, emoji_code");
@@ -110,7 +108,7 @@ export function checkRemoveReaction(
     let type = request.reaction_type === undefined ? undefined : normalizeReactionType(request.reaction_type);
     if (type === null) throw badRequest("Invalid emoji type.");
     if (code === undefined) {
-      const byName = await emojiByName(tx.knex, realm.realm.id, request.emoji_name!);
+      const byName = await emojiByName(tx.knex, realm.id, request.emoji_name!);
       code = byName.emoji_code;
       type ??= byName.reaction_type;
     }
@@ -127,6 +125,6 @@ export function checkRemoveReaction(
     if (!row) throw reactionDoesNotExist();
     await tx.knex("reactions").where(where).delete();
     const audience = await messageAudience(tx.knex, world, message);
-    tx.sendEventOnCommit(realm.realm.id, reactionEvent("remove", user, messageId, row), audience);
+    tx.sendEventOnCommit(realm.id, reactionEvent("remove", user, messageId, row), audience);
   });
 }

@@ -2,7 +2,7 @@ import { insertReturningId } from "../db/insert.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
 import { REALM_GROUP_SETTINGS, REALM_GROUP_SETTING_NAMES } from "../permissions/setting-registry.js";
-import { SYSTEM_GROUPS, type SystemGroupName } from "../permissions/system-groups.js";
+import { SYSTEM_GROUPS, type SystemGroupName } from "../world/system-groups.js";
 
 const USER_GROUP_SETTING_COLUMNS = [
   "can_add_members_group_id",

@@ -1,4 +1,4 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import type { ChannelRow, SubscriptionRow } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
@@ -12,11 +12,11 @@ import {
   isArchived,
   isChannelViewer,
   type ChannelWorld,
-} from "../lib/channel-access.js";
+} from "../permissions/channel-access.js";
 import { checkChannelName, checkColor, normalizeChannelDescription } from "../lib/channel-validation.js";
-import { isGuestRole } from "../permissions/roles.js";
+import { isGuestRole } from "../world/roles.js";
 import { presentChannel, presentSubscription } from "../presenters/channels.js";
-import { LIMITS } from "../presenters/realm.js";
+import { LIMITS } from "../lib/realm-limits.js";
 import {
   announcementMessage,
   creationNotice,
@@ -160,8 +160,8 @@ export async function doAddSubscriptions(
         .update({ active: true, is_user_active: row.is_user_active });
     }
   }
-  invalidateChannels(app, tx, realm.realm.id);
-  const realmId = realm.realm.id;
+  invalidateChannels(app, tx, realm.id);
+  const realmId = realm.id;
 
   const byChannel = groupBy(subscribed, (c) => c.channel.id);
   const after = new Map<number, number[]>();
@@ -238,7 +238,7 @@ export async function doRemoveSubscriptions(
   }
   if (removed.length === 0) return { removed, notRemoved };
   const { realm } = world;
-  const realmId = realm.realm.id;
+  const realmId = realm.id;
   const ids = removed.map((c) => world.channels.subscription(c.user.id, c.channel.id)!.id);
   for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
     await tx

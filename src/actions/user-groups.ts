@@ -1,4 +1,4 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import { insertReturningId } from "../db/insert.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
@@ -9,8 +9,8 @@ import {
   type GroupInUseObjection,
 } from "../errors.js";
 import type { ChatEvent } from "../events/types.js";
-import { codePointLength } from "../http/params.js";
-import type { GroupNode, RealmSnapshot } from "../lib/realm-cache.js";
+import { codePointLength } from "../params.js";
+import type { GroupNode, RealmSnapshot } from "../world/realm.js";
 import {
   checkGroupSettingUpdate,
   defaultGroupSetting,
@@ -95,10 +95,10 @@ function sendGroupEvents(tx: Tx, snapshot: RealmSnapshot, ...events: ChatEvent[]
 
 /** Every group write changes what the realm cache holds. */
 function invalidateOnCommit(app: App, tx: Tx, realmId: number): void {
-  tx.afterCommit(() => app.cache.invalidate(realmId));
+  tx.afterCommit(() => app.realms.invalidate(realmId));
 }
 
-const fresh = (app: App, tx: Tx, realmId: number) => app.cache.get(tx.knex, realmId);
+const fresh = (app: App, tx: Tx, realmId: number) => app.realms.get(tx.knex, realmId);
 
 // ---- create ----
 

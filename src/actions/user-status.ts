@@ -1,8 +1,8 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, botsNotAllowed } from "../errors.js";
-import { resolveEmoji, type Emoji } from "../lib/emoji.js";
+import { resolveEmoji, type Emoji } from "../render/emoji.js";
 import { activeUserIds } from "../lib/recipients.js";
 import { LEGACY_USER_EMAIL } from "../presenters/user-events.js";
 
@@ -52,7 +52,7 @@ export async function doUpdateUserStatus(
   if (change.away !== undefined && bool(user.presence_enabled) === change.away) {
     const presenceEnabled = !change.away;
     await tx.knex("users").where({ id: user.id }).update({ presence_enabled: presenceEnabled });
-    tx.afterCommit(() => app.cache.invalidate(user.realm_id));
+    tx.afterCommit(() => app.realms.invalidate(user.realm_id));
     tx.sendEventOnCommit(
       user.realm_id,
       { type: "user_settings", op: "update", property: "presence_enabled", value: presenceEnabled },
@@ -72,6 +72,6 @@ export async function doUpdateUserStatus(
   if (change.away !== undefined) event.away = change.away;
   if (change.statusText !== undefined) event.status_text = change.statusText;
   if (change.emoji) Object.assign(event, change.emoji);
-  const snapshot = await app.cache.get(tx.knex, user.realm_id);
+  const snapshot = await app.realms.get(tx.knex, user.realm_id);
   tx.sendEventOnCommit(user.realm_id, event as { type: string }, activeUserIds(snapshot));
 }

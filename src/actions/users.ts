@@ -1,28 +1,23 @@
 import { userGroupEvents } from "../presenters/user-groups.js";
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import { emailHost } from "../config.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { insertReturningId } from "../db/insert.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, insufficientPermission, mustBeOwner, noSuchUser } from "../errors.js";
 import { dummyEmail, isValidEmail } from "../lib/emails.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
+import type { RealmSnapshot } from "../world/realm.js";
 import { activeUserIds } from "../lib/recipients.js";
 import { hashPassword } from "../lib/passwords.js";
-import { ROLE, isAdminRole, isOwnerRole, type Role } from "../permissions/roles.js";
-import { directSystemGroupsForRole, type SystemGroupName } from "../permissions/system-groups.js";
+import { ROLE, isAdminRole, isOwnerRole, type Role } from "../world/roles.js";
+import { directSystemGroupsForRole, type SystemGroupName } from "../world/system-groups.js";
 import { VIEWER_SEES_EMAIL } from "../presenters/user-events.js";
-import {
-  EMAIL_VISIBILITY,
-  canSeeDeliveryEmail,
-  clientMayComputeGravatar,
-  gravatarUrl,
-  presentUser,
-} from "../presenters/users.js";
+import { clientMayComputeGravatar, gravatarUrl, presentUser } from "../presenters/users.js";
+import { EMAIL_VISIBILITY, canSeeDeliveryEmail } from "../permissions/email-visibility.js";
 import { doUpdateProfileData, validateProfileData, type ProfileDataEntry } from "./custom-profile-fields.js";
 import { doSubscribeToDefaultChannels } from "./subscriptions.js";
 import { notifyChannelAccessChanges } from "./channels.js";
-import { channelViewerIds } from "../lib/channel-access.js";
+import { channelViewerIds } from "../permissions/channel-access.js";
 
 export const MAX_FULL_NAME_LENGTH = 100;
 export const MIN_API_PASSWORD_LENGTH = 6;
@@ -158,9 +153,9 @@ export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Pr
     await tx.knex("user_group_members").insert(groups.map((g) => ({ group_id: g.id, user_id: id })));
   }
   const user = (await tx.knex<UserRow>("users").where({ id }).first())!;
-  tx.afterCommit(() => app.cache.invalidate(input.realmId));
+  tx.afterCommit(() => app.realms.invalidate(input.realmId));
 
-  const snapshot = await app.cache.get(tx.knex, input.realmId);
+  const snapshot = await app.realms.get(tx.knex, input.realmId);
   const recipients = new Map<number, Record<string, unknown>>();
   for (const viewer of [...snapshot.users, user]) {
     if (!bool(viewer.is_active)) continue;
@@ -213,7 +208,7 @@ export async function checkCreateUser(
   const email = input.email.trim();
   if (!isValidEmail(email)) throw badRequest("Bad name or username");
   return app.db.transaction(async (tx) => {
-    const snapshot = await app.cache.get(tx.knex, realmId);
+    const snapshot = await app.realms.get(tx.knex, realmId);
     checkNameAvailable(snapshot, fullName);
     checkEmailAvailable(snapshot, email);
     const password = input.password === null ? null : checkPasswordStrength(input.password);
@@ -251,9 +246,9 @@ export function checkRoleChange(snapshot: RealmSnapshot, actor: Actor, target: U
  * (realm_user role update, then user_group remove/add for each group that changes).
  */
 export async function doChangeUserRole(app: App, tx: Tx, target: UserRow, role: Role): Promise<void> {
-  const snapshot = await app.cache.get(tx.knex, target.realm_id);
+  const snapshot = await app.realms.get(tx.knex, target.realm_id);
   await tx.knex("users").where({ id: target.id }).update({ role });
-  tx.afterCommit(() => app.cache.invalidate(target.realm_id));
+  tx.afterCommit(() => app.realms.invalidate(target.realm_id));
   tx.sendEventOnCommit(
     target.realm_id,
     { type: "realm_user", op: "update", person: { user_id: target.id, role } },
@@ -287,9 +282,9 @@ export async function doChangeUserRole(app: App, tx: Tx, target: UserRow, role: 
 }
 
 export async function doChangeFullName(app: App, tx: Tx, target: UserRow, fullName: string): Promise<void> {
-  const snapshot = await app.cache.get(tx.knex, target.realm_id);
+  const snapshot = await app.realms.get(tx.knex, target.realm_id);
   await tx.knex("users").where({ id: target.id }).update({ full_name: fullName });
-  tx.afterCommit(() => app.cache.invalidate(target.realm_id));
+  tx.afterCommit(() => app.realms.invalidate(target.realm_id));
   tx.sendEventOnCommit(
     target.realm_id,
     { type: "realm_user", op: "update", person: { user_id: target.id, full_name: fullName } },
@@ -303,13 +298,13 @@ export async function doChangeFullName(app: App, tx: Tx, target: UserRow, fullNa
  * is public, the API email changes too (new_email).
  */
 export async function doChangeDeliveryEmail(app: App, tx: Tx, target: UserRow, email: string): Promise<void> {
-  const snapshot = await app.cache.get(tx.knex, target.realm_id);
+  const snapshot = await app.realms.get(tx.knex, target.realm_id);
   const publicEmail = target.email_address_visibility === EMAIL_VISIBILITY.EVERYONE;
   await tx
     .knex("users")
     .where({ id: target.id })
     .update(publicEmail ? { delivery_email: email, email } : { delivery_email: email });
-  tx.afterCommit(() => app.cache.invalidate(target.realm_id));
+  tx.afterCommit(() => app.realms.invalidate(target.realm_id));
   const viewers = [...snapshot.users].filter((u) => bool(u.is_active));
   tx.sendEventOnCommit(
     target.realm_id,
@@ -360,7 +355,7 @@ export async function checkUpdateUser(
   input: UpdateUserInput,
 ): Promise<void> {
   await app.db.transaction(async (tx) => {
-    const snapshot = await app.cache.get(tx.knex, realmId);
+    const snapshot = await app.realms.get(tx.knex, realmId);
     const target = snapshot.user(targetId);
     if (!target) throw noSuchUser();
     if (input.newEmail !== undefined) {
@@ -394,7 +389,7 @@ export async function checkUpdateUser(
 
 /** Deactivates a user and the active bots they own; their event queues are dropped. */
 export async function doDeactivateUser(app: App, tx: Tx, target: UserRow): Promise<void> {
-  const snapshot = await app.cache.get(tx.knex, target.realm_id);
+  const snapshot = await app.realms.get(tx.knex, target.realm_id);
   const bots = [...snapshot.users].filter(
     (u) => bool(u.is_bot) && u.bot_owner_id === target.id && bool(u.is_active),
   );
@@ -410,7 +405,7 @@ export async function doDeactivateUser(app: App, tx: Tx, target: UserRow): Promi
     await sendSubscriberActivationEvents(app, tx, snapshot, user.id, "peer_remove");
     tx.afterCommit(() => app.events.deleteQueuesOfUser(user.id));
   }
-  tx.afterCommit(() => app.cache.invalidate(target.realm_id));
+  tx.afterCommit(() => app.realms.invalidate(target.realm_id));
 }
 
 /**
@@ -425,7 +420,7 @@ export async function checkDeactivateUser(
   targetId: number,
 ): Promise<void> {
   await app.db.transaction(async (tx) => {
-    const snapshot = await app.cache.get(tx.knex, realmId);
+    const snapshot = await app.realms.get(tx.knex, realmId);
     const target = snapshot.user(targetId);
     if (!target || (bool(target.is_bot) && actor !== "operator")) throw noSuchUser();
     if (!bool(target.is_active)) throw badRequest("User is deactivated");
@@ -436,10 +431,10 @@ export async function checkDeactivateUser(
 }
 
 export async function doReactivateUser(app: App, tx: Tx, target: UserRow): Promise<void> {
-  const snapshot = await app.cache.get(tx.knex, target.realm_id);
+  const snapshot = await app.realms.get(tx.knex, target.realm_id);
   await tx.knex("users").where({ id: target.id }).update({ is_active: true });
   await tx.knex("subscriptions").where({ user_id: target.id }).update({ is_user_active: true });
-  tx.afterCommit(() => app.cache.invalidate(target.realm_id));
+  tx.afterCommit(() => app.realms.invalidate(target.realm_id));
   tx.sendEventOnCommit(
     target.realm_id,
     { type: "realm_user", op: "update", person: { user_id: target.id, is_active: true } },
@@ -486,7 +481,7 @@ export async function checkReactivateUser(
   targetId: number,
 ): Promise<void> {
   await app.db.transaction(async (tx) => {
-    const snapshot = await app.cache.get(tx.knex, realmId);
+    const snapshot = await app.realms.get(tx.knex, realmId);
     const target = snapshot.user(targetId);
     if (!target) throw noSuchUser();
     if (bool(target.is_mirror_dummy)) {
@@ -507,11 +502,11 @@ export async function checkSetPassword(
   checkPasswordStrength(password);
   const hash = await hashPassword(password);
   await app.db.transaction(async (tx) => {
-    const snapshot = await app.cache.get(tx.knex, realmId);
+    const snapshot = await app.realms.get(tx.knex, realmId);
     const target = snapshot.user(targetId);
     if (!target) throw noSuchUser();
     if (bool(target.is_bot)) throw badRequest("Bots cannot have a password.");
     await tx.knex("users").where({ id: target.id }).update({ password_hash: hash });
-    tx.afterCommit(() => app.cache.invalidate(realmId));
+    tx.afterCommit(() => app.realms.invalidate(realmId));
   });
 }

@@ -1,6 +1,6 @@
 import { checkFetchApiKey, checkRegenerateApiKey } from "../actions/auth.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { p } from "../http/params.js";
+import { p } from "../params.js";
 
 export const fetchApiKey = defineEndpoint({
   method: "POST",

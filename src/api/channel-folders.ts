@@ -5,10 +5,10 @@ import {
 } from "../actions/channel-folders.js";
 import { bool } from "../db/rows.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p, pathInt } from "../http/params.js";
-import { sortedFolders } from "../presenters/channel-state.js";
+import { check, p, pathInt } from "../params.js";
+import { sortedFolders } from "../queries/subscriptions.js";
 import { presentChannelFolder } from "../presenters/channels.js";
-import { LIMITS } from "../presenters/realm.js";
+import { LIMITS } from "../lib/realm-limits.js";
 
 const folderDescription = () => p.str({ maxLength: LIMITS.max_channel_folder_description_length });
 
@@ -28,7 +28,7 @@ export const getChannelFolders = defineEndpoint({
   auth: "user",
   params: { include_archived: p.bool().default(false) },
   async handler({ app, realm, params }) {
-    const channels = await app.channels.get(app.knex, realm.realm.id);
+    const channels = await app.channels.get(app.knex, realm.id);
     const folders = sortedFolders(channels).filter((f) => params.include_archived || !bool(f.is_archived));
     return { channel_folders: folders.map(presentChannelFolder) };
   },

@@ -1,5 +1,5 @@
 import { badRequest } from "../errors.js";
-import { check, p, type Check, type Param } from "../http/params.js";
+import { check, p, type Check, type Param } from "../params.js";
 import { retentionDaysParam, topicsPolicyParam } from "../lib/channel-validation.js";
 import type { ChannelGroupParams } from "../actions/channel-groups.js";
 import type { ChannelCreationParams } from "../actions/channels.js";

@@ -5,7 +5,7 @@ import {
   checkUpdateCustomProfileField,
 } from "../actions/custom-profile-fields.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p, pathInt } from "../http/params.js";
+import { check, p, pathInt } from "../params.js";
 import { fieldsOfRealm } from "../lib/custom-profile-fields.js";
 import { presentField } from "../presenters/custom-profile-fields.js";
 
@@ -17,7 +17,7 @@ export const getCustomProfileFields = defineEndpoint({
   auth: "user",
   params: {},
   async handler({ app, realm }) {
-    return { custom_fields: (await fieldsOfRealm(app.knex, realm.realm.id)).map(presentField) };
+    return { custom_fields: (await fieldsOfRealm(app.knex, realm.id)).map(presentField) };
   },
 });
 
@@ -36,7 +36,7 @@ export const createCustomProfileField = defineEndpoint({
     use_for_user_matching: p.bool().default(false),
   },
   async handler({ app, realm, params }) {
-    const id = await checkCreateCustomProfileField(app, realm.realm.id, {
+    const id = await checkCreateCustomProfileField(app, realm.id, {
       name: params.name,
       hint: params.hint,
       fieldType: params.field_type,
@@ -65,7 +65,7 @@ export const updateCustomProfileField = defineEndpoint({
     use_for_user_matching: p.bool().optional(),
   },
   async handler({ app, realm, params }) {
-    await checkUpdateCustomProfileField(app, realm.realm.id, params.field_id, {
+    await checkUpdateCustomProfileField(app, realm.id, params.field_id, {
       name: params.name,
       hint: params.hint,
       fieldData: params.field_data,
@@ -84,7 +84,7 @@ export const deleteCustomProfileField = defineEndpoint({
   auth: "admin",
   params: { field_id: pathInt() },
   async handler({ app, realm, params }) {
-    await checkDeleteCustomProfileField(app, realm.realm.id, params.field_id);
+    await checkDeleteCustomProfileField(app, realm.id, params.field_id);
     return {};
   },
 });
@@ -96,7 +96,7 @@ export const reorderCustomProfileFields = defineEndpoint({
   auth: "admin",
   params: { order: p.listOf(check.int()) },
   async handler({ app, realm, params }) {
-    await checkReorderCustomProfileFields(app, realm.realm.id, params.order);
+    await checkReorderCustomProfileFields(app, realm.id, params.order);
     return {};
   },
 });

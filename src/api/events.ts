@@ -1,8 +1,8 @@
 import { badRequest } from "../errors.js";
-import { fetchInitialState } from "../events/state.js";
+import { fetchInitialState } from "../queries/register.js";
 import { CLIENT_CAPABILITIES, type QueueOptions } from "../events/types.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p, type Check } from "../http/params.js";
+import { check, p, type Check } from "../params.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../presenters/realm.js";
 
 /** Narrow terms for /register: [operator, operand] pairs or {operator, operand} objects. */
@@ -85,7 +85,7 @@ export const register = defineEndpoint({
     // The state is read and the queue created with no commit in between: each change is
     // either in the state or, as an event, in the queue; never both, never neither.
     return app.db.consistentRead(async (knex) => {
-      const snapshot = await app.cache.get(knex, realm.realm.id);
+      const snapshot = await app.realms.get(knex, realm.id);
       const state = await fetchInitialState(
         { app, knex, user, realm: snapshot, options, includeSubscribers: params.include_subscribers },
         params.fetch_event_types ?? params.event_types ?? null,

@@ -1,7 +1,7 @@
 import { checkDeleteMessage, deleteTopicRound } from "../actions/message-delete.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { p, pathInt } from "../http/params.js";
-import { emptyTopicDisplayName } from "../presenters/realm.js";
+import { p, pathInt } from "../params.js";
+import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 
 export const deleteMessage = defineEndpoint({
   method: "DELETE",

@@ -1,6 +1,6 @@
 import { checkEditMessage, messageHistory } from "../actions/message-edit.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { p, pathInt } from "../http/params.js";
+import { p, pathInt } from "../params.js";
 
 export const editMessage = defineEndpoint({
   method: "PATCH",

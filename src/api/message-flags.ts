@@ -5,7 +5,7 @@ import {
   doUpdateMessageFlags,
 } from "../actions/message-flags.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p } from "../http/params.js";
+import { check, p } from "../params.js";
 import {
   checkRange,
   fetchRange,
@@ -14,7 +14,7 @@ import {
   resolveAnchor,
   resolveNarrow,
 } from "../lib/narrow/index.js";
-import { emptyTopicDisplayName } from "../presenters/realm.js";
+import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 
 /** Message flags: by ID, for a narrow's anchor window, and the bulk "mark as read"s. */
 
@@ -29,7 +29,7 @@ export const updateMessageFlags = defineEndpoint({
   async handler({ app, user, realm, params }) {
     const change = checkFlagChange(params.flag, params.op);
     const result = await app.db.transaction(async (tx) => {
-      const world = { realm, channels: await app.channels.get(tx.knex, realm.realm.id) };
+      const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
       return doUpdateMessageFlags(tx, world, user, change, params.messages);
     });
     return {
@@ -65,7 +65,7 @@ export const updateMessageFlagsForNarrow = defineEndpoint({
     const numAfter = Math.min(params.num_after, MAX_MESSAGES_PER_UPDATE - numBefore);
     checkRange(numBefore, numAfter, params.include_anchor);
     return app.db.transaction(async (tx) => {
-      const world = { realm, channels: await app.channels.get(tx.knex, realm.realm.id) };
+      const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
       const scope = { knex: tx.knex, world, user };
       const narrow = await resolveNarrow(scope, params.narrow);
       const anchor = await resolveAnchor(scope, narrow, requested);
@@ -108,7 +108,7 @@ export const markStreamAsRead = defineEndpoint({
   params: { stream_id: p.int() },
   async handler({ app, user, realm, params }) {
     await app.db.transaction(async (tx) => {
-      const world = { realm, channels: await app.channels.get(tx.knex, realm.realm.id) };
+      const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
       await doMarkAsRead(tx, user, await checkReadScope(tx, world, user, params.stream_id));
     });
     return {};
@@ -125,7 +125,7 @@ export const markTopicAsRead = defineEndpoint({
     // The empty topic's display name stands for the empty topic.
     const topic = params.topic_name === emptyTopicDisplayName(realm.realm) ? "" : params.topic_name;
     await app.db.transaction(async (tx) => {
-      const world = { realm, channels: await app.channels.get(tx.knex, realm.realm.id) };
+      const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
       const scope = await checkReadScope(tx, world, user, params.stream_id, topic);
       await doMarkAsRead(tx, user, scope);
     });

@@ -1,6 +1,6 @@
 import { checkSendMessage } from "../actions/message-send.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { p } from "../http/params.js";
+import { p } from "../params.js";
 
 /** A raw text parameter: no checks here (the action owns the messages, e.g. for NUL bytes). */
 const rawText = () => p.custom((raw) => raw);

@@ -1,7 +1,7 @@
 import { badRequest, JsonableError } from "../errors.js";
 import { defineEndpoint, type AuthedContext } from "../http/endpoint.js";
-import { check, p, pathInt } from "../http/params.js";
-import { fetchMessageDicts, loadMessageRows, matchFields } from "../lib/message-fetch.js";
+import { check, p, pathInt } from "../params.js";
+import { fetchMessageDicts, loadMessageRows, matchFields } from "../queries/message-fetch.js";
 import {
   accessibleMessage,
   checkRange,
@@ -20,7 +20,7 @@ async function scopeOf(ctx: AuthedContext<unknown>): Promise<NarrowScope> {
   const { app, realm, user } = ctx;
   return {
     knex: app.knex,
-    world: { realm, channels: await app.channels.get(app.knex, realm.realm.id) },
+    world: { realm, channels: await app.channels.get(app.knex, realm.id) },
     user,
   };
 }

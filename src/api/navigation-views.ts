@@ -4,8 +4,8 @@ import {
   checkUpdateNavigationView,
 } from "../actions/navigation-views.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { p } from "../http/params.js";
-import { navigationViewsOf } from "../presenters/navigation-views.js";
+import { p } from "../params.js";
+import { navigationViewsOf } from "../queries/navigation-views.js";
 
 const MAX_FRAGMENT_LENGTH = 255;
 const MAX_NAME_LENGTH = 100;

@@ -1,6 +1,6 @@
 import { PUSH_KIND, checkAddPushDevice, checkAppId, checkRemovePushDevice } from "../actions/push-devices.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { p } from "../http/params.js";
+import { p } from "../params.js";
 
 // Deprecated since feature level 406 in favour of end-to-end-encrypted push device
 // registration; still served so older mobile apps can register.

@@ -1,6 +1,6 @@
 import { checkAddReaction, checkRemoveReaction } from "../actions/reactions.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { p, pathInt } from "../http/params.js";
+import { p, pathInt } from "../params.js";
 
 export const addReaction = defineEndpoint({
   method: "POST",

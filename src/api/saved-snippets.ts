@@ -6,8 +6,8 @@ import {
   checkUpdateSavedSnippet,
 } from "../actions/saved-snippets.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { p, pathInt } from "../http/params.js";
-import { savedSnippetsOf } from "../presenters/saved-snippets.js";
+import { p, pathInt } from "../params.js";
+import { savedSnippetsOf } from "../queries/saved-snippets.js";
 
 const title = p.str({ trim: true, minLength: 1, maxLength: MAX_SNIPPET_TITLE_LENGTH });
 const content = p.str({ trim: true, minLength: 1, maxLength: MAX_SNIPPET_CONTENT_LENGTH });

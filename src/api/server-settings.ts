@@ -9,7 +9,7 @@ export const getServerSettings = defineEndpoint({
   auth: "anonymous",
   params: {},
   async handler({ app }) {
-    const realm = await app.cache.primaryRealm(app.knex);
+    const realm = await app.realms.primaryRealm(app.knex);
     const url = realmUrl(app.config);
     return {
       authentication_methods: {

@@ -1,11 +1,11 @@
 import { checkCreateChannel } from "../actions/channel-create.js";
 import { checkArchiveChannel, checkUpdateChannel } from "../actions/channel-update.js";
 import { checkAddDefaultChannel, checkRemoveDefaultChannel } from "../actions/default-channels.js";
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import type { ChannelRow } from "../db/channel-rows.js";
 import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p, pathInt } from "../http/params.js";
+import { check, p, pathInt } from "../params.js";
 import {
   accessChannelById,
   accessChannelByName,
@@ -16,16 +16,16 @@ import {
   isWebPublic,
   subscriberAccessError,
   type ChannelWorld,
-} from "../lib/channel-access.js";
+} from "../permissions/channel-access.js";
 import { channelDescriptionParam, retentionDaysParam, topicsPolicyParam } from "../lib/channel-validation.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
+import type { RealmSnapshot } from "../world/realm.js";
 import { bool, type UserRow } from "../db/rows.js";
-import { isGuestRole } from "../permissions/roles.js";
+import { isGuestRole } from "../world/roles.js";
 import { compareByName, presentChannel } from "../presenters/channels.js";
 import { creationFrom, creationParams, groupUpdateParams, pickGroupSettings } from "./channel-params.js";
 
 async function worldOf(app: App, realm: RealmSnapshot): Promise<ChannelWorld> {
-  return { realm, channels: await app.channels.get(app.knex, realm.realm.id) };
+  return { realm, channels: await app.channels.get(app.knex, realm.id) };
 }
 
 interface StreamsQuery {

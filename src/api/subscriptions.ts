@@ -6,11 +6,11 @@ import {
 import { bool } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, field, p, pathInt } from "../http/params.js";
+import { check, field, p, pathInt } from "../params.js";
 import { accessUserById } from "../lib/access-users.js";
-import { accessChannelById } from "../lib/channel-access.js";
-import { gatherSubscriptions } from "../presenters/channel-state.js";
-import { LIMITS } from "../presenters/realm.js";
+import { accessChannelById } from "../permissions/channel-access.js";
+import { gatherSubscriptions } from "../queries/subscriptions.js";
+import { LIMITS } from "../lib/realm-limits.js";
 import { creationFrom, creationParams, includeSubscribersParam, principalsParam } from "./channel-params.js";
 
 const subscriptionItem = check.dict({
@@ -62,7 +62,7 @@ export const getSubscriptions = defineEndpoint({
   auth: "user",
   params: { include_subscribers: includeSubscribersParam().default(false) },
   async handler({ app, user, realm, params }) {
-    const world = { realm, channels: await app.channels.get(app.knex, realm.realm.id) };
+    const world = { realm, channels: await app.channels.get(app.knex, realm.id) };
     const lists = await gatherSubscriptions(
       app,
       app.knex,
@@ -104,7 +104,7 @@ export const getSubscriptionStatus = defineEndpoint({
   async handler({ app, user, realm, params }) {
     const target = accessUserById(realm, params.user_id);
     if (!bool(target.is_active)) throw badRequest("User is deactivated");
-    const world = { realm, channels: await app.channels.get(app.knex, realm.realm.id) };
+    const world = { realm, channels: await app.channels.get(app.knex, realm.id) };
     const channel = accessChannelById(world, user, params.stream_id, { requireContentAccess: false });
     return { is_subscribed: world.channels.isSubscribed(target.id, channel.id) };
   },

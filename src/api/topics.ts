@@ -1,8 +1,8 @@
 import { defineEndpoint } from "../http/endpoint.js";
-import { p, pathInt } from "../http/params.js";
-import { accessChannelById } from "../lib/channel-access.js";
+import { p, pathInt } from "../params.js";
+import { accessChannelById } from "../permissions/channel-access.js";
 import { canReadChannelHistory } from "../lib/narrow/index.js";
-import { emptyTopicDisplayName } from "../presenters/realm.js";
+import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 
 /**
  * GET /users/me/{stream_id}/topics: the channel's topics, newest first, each named as
@@ -15,7 +15,7 @@ export const getChannelTopics = defineEndpoint({
   auth: "user",
   params: { stream_id: pathInt(), allow_empty_topic_name: p.bool().default(false) },
   async handler({ app, realm, user, params }) {
-    const world = { realm, channels: await app.channels.get(app.knex, realm.realm.id) };
+    const world = { realm, channels: await app.channels.get(app.knex, realm.id) };
     const channel = accessChannelById(world, user, params.stream_id);
     const latest = app
       .knex("messages as m")

@@ -1,8 +1,8 @@
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p } from "../http/params.js";
+import { check, p } from "../params.js";
 import { badRequest, JsonableError } from "../errors.js";
 import { bool } from "../db/rows.js";
-import { accessChannelById } from "../lib/channel-access.js";
+import { accessChannelById } from "../permissions/channel-access.js";
 
 const missing = (name: string) =>
   new JsonableError(`Missing '${name}' argument`, "REQUEST_VARIABLE_MISSING", 400, { var_name: name });
@@ -28,12 +28,12 @@ export const setTyping = defineEndpoint({
     if (params.type === "stream" || params.type === "channel") {
       if (params.stream_id === undefined) throw missing("stream_id");
       if (params.topic === undefined) throw badRequest("Missing topic");
-      const world = { realm, channels: await app.channels.get(app.knex, realm.realm.id) };
+      const world = { realm, channels: await app.channels.get(app.knex, realm.id) };
       const channel = accessChannelById(world, user, params.stream_id);
       const subscribers = world.channels.activeSubscriberIds(realm, channel.id);
       if (subscribers.length <= MAX_CHANNEL_SIZE_FOR_TYPING) {
         app.events.send(
-          realm.realm.id,
+          realm.id,
           {
             type: "typing",
             message_type: "stream",
@@ -58,7 +58,7 @@ export const setTyping = defineEndpoint({
     }
     if (!recipients.some((r) => r.user_id === user.id)) recipients.push(sender);
     app.events.send(
-      realm.realm.id,
+      realm.id,
       { type: "typing", message_type: "direct", op: params.op, sender, recipients },
       recipients.map((r) => r.user_id),
     );

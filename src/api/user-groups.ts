@@ -7,7 +7,7 @@ import {
 import { bool } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p, pathInt } from "../http/params.js";
+import { check, p, pathInt } from "../params.js";
 import { accessUserById } from "../lib/access-users.js";
 import { groupSettingUpdateCheck, groupSettingValueCheck } from "../permissions/group-setting-values.js";
 import { isUserInGroup } from "../permissions/group-settings.js";

@@ -1,8 +1,8 @@
 import { checkUpdateUserStatus } from "../actions/user-status.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { p, pathInt } from "../http/params.js";
+import { p, pathInt } from "../params.js";
 import { accessUserById } from "../lib/access-users.js";
-import { userStatusOf } from "../presenters/user-status.js";
+import { userStatusOf } from "../queries/user-status.js";
 
 export const MAX_STATUS_TEXT_LENGTH = 60;
 
@@ -37,6 +37,6 @@ export const getUserStatus = defineEndpoint({
   params: { user_id: pathInt() },
   async handler({ app, realm, params }) {
     const target = accessUserById(realm, params.user_id);
-    return { status: await userStatusOf(app.knex, realm.realm.id, target.id) };
+    return { status: await userStatusOf(app.knex, realm.id, target.id) };
   },
 });

@@ -12,10 +12,10 @@ import {
 import { bool } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, field, p, pathInt, type Check } from "../http/params.js";
+import { check, field, p, pathInt, type Check } from "../params.js";
 import { accessUserById, accessUserByIdOrEmail } from "../lib/access-users.js";
 import { profileDataByUser } from "../lib/custom-profile-fields.js";
-import { isRole, type Role } from "../permissions/roles.js";
+import { isRole, type Role } from "../world/roles.js";
 import { presentUser } from "../presenters/users.js";
 
 /** A role value (JSON): 100, 200, 300, 400 or 600. */
@@ -57,7 +57,7 @@ export const getUsers = defineEndpoint({
   async handler({ app, user, realm, params }) {
     const wanted = params.user_ids ? new Set(params.user_ids) : null;
     const profiles = params.include_custom_profile_fields
-      ? await profileDataByUser(app.knex, realm.realm.id)
+      ? await profileDataByUser(app.knex, realm.id)
       : null;
     const members = [];
     for (const target of realm.users) {
@@ -80,7 +80,7 @@ export const createUser = defineEndpoint({
     full_name: p.str(),
   },
   async handler({ app, user, realm, params }) {
-    const created = await checkCreateUser(app, realm.realm.id, user, {
+    const created = await checkCreateUser(app, realm.id, user, {
       email: params.email,
       fullName: params.full_name,
       password: params.password,
@@ -102,7 +102,7 @@ export const getUser = defineEndpoint({
   async handler({ app, user, realm, params }) {
     const target = accessUserByIdOrEmail(app.config, realm, user, params.user_id_or_email);
     const profileData = params.include_custom_profile_fields
-      ? ((await profileDataByUser(app.knex, realm.realm.id, [target.id])).get(target.id) ?? {})
+      ? ((await profileDataByUser(app.knex, realm.id, [target.id])).get(target.id) ?? {})
       : undefined;
     return { user: presentUser(user, target, { clientGravatar: params.client_gravatar, profileData }) };
   },
@@ -122,7 +122,7 @@ export const updateUser = defineEndpoint({
   },
   async handler({ app, user, realm, params }) {
     const target = accessUserByIdOrEmail(app.config, realm, user, params.user_id_or_email);
-    await checkUpdateUser(app, realm.realm.id, user, target.id, {
+    await checkUpdateUser(app, realm.id, user, target.id, {
       fullName: params.full_name,
       role: params.role,
       profileData: params.profile_data,
@@ -143,7 +143,7 @@ export const deactivateUser = defineEndpoint({
     deactivation_notification_comment: p.str({ maxLength: 2000 }).optional(),
   },
   async handler({ app, user, realm, params }) {
-    await checkDeactivateUser(app, realm.realm.id, user, accessUserById(realm, params.user_id).id);
+    await checkDeactivateUser(app, realm.id, user, accessUserById(realm, params.user_id).id);
     return {};
   },
 });
@@ -154,7 +154,7 @@ export const reactivateUser = defineEndpoint({
   auth: "admin",
   params: { user_id: pathInt() },
   async handler({ app, user, realm, params }) {
-    await checkReactivateUser(app, realm.realm.id, user, accessUserById(realm, params.user_id).id);
+    await checkReactivateUser(app, realm.id, user, accessUserById(realm, params.user_id).id);
     return {};
   },
 });

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { closeApp, createApp, type App } from "../app-context.js";
+import { closeApp, createApp } from "../server/create-app.js";
+import { type App } from "../app.js";
 import { loadConfig, type Config, type SettingKey } from "../config.js";
 import { createLogger } from "../logger.js";
 

@@ -1,11 +1,11 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import type { UserRow } from "../db/rows.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
+import type { RealmSnapshot } from "../world/realm.js";
 import { CliError } from "./output.js";
 
 /** The realm an admin command works on, or a clear error if `chatd init` never ran. */
 export async function requireRealm(app: App): Promise<RealmSnapshot> {
-  const realm = await app.cache.primaryRealm(app.knex);
+  const realm = await app.realms.primaryRealm(app.knex);
   if (!realm) throw new CliError(`no realm in ${app.config.data_dir}: run \`chatd init\` first`);
   return realm;
 }

@@ -1,7 +1,7 @@
-import type { App } from "../app-context.js";
-import { closeApp, startEvents } from "../app-context.js";
+import type { App } from "../app.js";
+import { closeApp, startEvents } from "../server/create-app.js";
 import { realmUrl } from "../config.js";
-import { listen } from "../http/server.js";
+import { listen } from "../server/listen.js";
 
 /**
  * Serves until SIGINT/SIGTERM, then shuts down gracefully: stop accepting, release

@@ -1,8 +1,8 @@
 import type { Knex } from "knex";
-import type { Clock } from "../lib/clock.js";
-import { Mutex } from "../lib/mutex.js";
+import type { Clock } from "../clock.js";
+import { Mutex } from "./mutex.js";
 import type { ChatEvent, EventRecipients } from "../events/types.js";
-import { writeOutbox, type PendingEvent } from "../events/outbox.js";
+import { writeOutbox, type PendingEvent } from "./outbox.js";
 
 /** Where committed events go (the event hub), kept abstract to avoid an import cycle. */
 export interface EventSink {

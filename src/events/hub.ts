@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Clock } from "../lib/clock.js";
+import type { Clock } from "../clock.js";
 import type { Logger } from "../logger.js";
 import { badEventQueueId } from "../errors.js";
 import type { EventSink } from "../db/tx.js";

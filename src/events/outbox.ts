@@ -1,31 +1,7 @@
-import type { Knex } from "knex";
 import type { Db } from "../db/tx.js";
 import type { ChatEvent, EventRecipients } from "./types.js";
 
-export type PendingEvent = readonly [realmId: number, event: ChatEvent, recipients: EventRecipients];
-
-/**
- * The transactional outbox. A process that serves no event queues (an admin command)
- * writes its events here in the same transaction as its change; the server publishes
- * them when it notices the commit. So a change made from the CLI reaches clients exactly
- * as one made through the API, or not at all if the change rolled back.
- */
-export async function writeOutbox(
-  trx: Knex.Transaction,
-  events: readonly PendingEvent[],
-  now: number,
-): Promise<void> {
-  for (const [realmId, event, recipients] of events) {
-    const list =
-      recipients instanceof Map ? [...recipients.entries()] : [...(recipients as Iterable<number>)];
-    await trx("event_outbox").insert({
-      realm_id: realmId,
-      event: JSON.stringify(event),
-      recipients: JSON.stringify(list),
-      created_at: now,
-    });
-  }
-}
+/** Publishes what admin commands wrote to the outbox (see db/outbox.ts). */
 
 interface OutboxRow {
   id: number;

@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import type { Clock } from "../lib/clock.js";
+import type { Clock } from "../clock.js";
 import type { QueueSnapshot } from "./queue.js";
 
 /** Queues are saved on graceful shutdown and restored (then forgotten) on start. */

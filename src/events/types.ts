@@ -49,3 +49,18 @@ export type ClientCapability = (typeof CLIENT_CAPABILITIES)[number];
 
 export const hasCapability = (options: QueueOptions, capability: ClientCapability) =>
   options.capabilities[capability] === true;
+
+export interface FlavourContext {
+  readonly userId: number;
+  /** The queue the event is going to. */
+  readonly queueId: string;
+  readonly options: QueueOptions;
+  /** Per-recipient data the sender attached (e.g. a message's flags for this user). */
+  readonly extra: Record<string, unknown> | undefined;
+}
+
+/**
+ * Reshapes an event for one queue (client capabilities, Markdown or not, per-user
+ * fields). Returns the event(s) this queue gets, or null for none.
+ */
+export type Flavour = (event: ChatEvent, ctx: FlavourContext) => ChatEvent | ChatEvent[] | null;

@@ -1,4 +1,4 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import { bool, type UserRow } from "../db/rows.js";
 import {
   badRequest,
@@ -9,7 +9,7 @@ import {
   userDeactivated,
 } from "../errors.js";
 import { digestsEqual, hasApiKeyFormat, hashApiKey } from "../lib/api-keys.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
+import type { RealmSnapshot } from "../world/realm.js";
 import { dummyEmail } from "../lib/emails.js";
 import { emailHost } from "../config.js";
 
@@ -36,10 +36,10 @@ export async function authenticate(app: App, header: string | undefined): Promis
   if (!hasApiKeyFormat(apiKey)) throw invalidApiKey("Malformed API key");
 
   const keyHash = hashApiKey(apiKey);
-  const owner = await app.cache.apiKeyOwner(app.knex, keyHash);
+  const owner = await app.realms.apiKeyOwner(app.knex, keyHash);
   // The lookup is by digest of a high-entropy key; the final check is constant-time anyway.
   if (!owner || !digestsEqual(owner.keyHash, keyHash)) throw invalidApiKey();
-  const realm = await app.cache.get(app.knex, owner.realmId);
+  const realm = await app.realms.get(app.knex, owner.realmId);
   const user = realm.user(owner.userId);
   if (!user || !emailMatches(app, user, email)) throw invalidApiKey();
   if (bool(realm.realm.deactivated)) throw realmDeactivated();

@@ -1,12 +1,12 @@
 import type { Context } from "koa";
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import type { UserRow } from "../db/rows.js";
 import { JsonableError, mustBeAdmin, mustBeOwner } from "../errors.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
-import { isAdminRole, isOwnerRole } from "../permissions/roles.js";
+import type { RealmSnapshot } from "../world/realm.js";
+import { isAdminRole, isOwnerRole } from "../world/roles.js";
 import { authenticate } from "./auth.js";
 import { requestParams } from "./body.js";
-import { parseParams, type ParamSpec, type ParamValues } from "./params.js";
+import { parseParams, type ParamSpec, type ParamValues } from "../params.js";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 

@@ -1,9 +1,9 @@
 import { emailHost, type Config } from "../config.js";
 import type { UserRow } from "../db/rows.js";
 import { noSuchUser } from "../errors.js";
-import type { RealmSnapshot } from "./realm-cache.js";
+import type { RealmSnapshot } from "../world/realm.js";
 import { userIdFromDummyEmail } from "./emails.js";
-import { canSeeDeliveryEmail } from "../presenters/users.js";
+import { canSeeDeliveryEmail } from "../permissions/email-visibility.js";
 
 /** A user of the realm by ID, deactivated users and bots included; else "No such user". */
 export function accessUserById(realm: RealmSnapshot, userId: number): UserRow {

@@ -1,7 +1,7 @@
 import { TOPICS_POLICIES, type TopicsPolicy } from "../db/channel-rows.js";
 import { JsonableError, badRequest } from "../errors.js";
-import { codePointLength, p, type Param } from "../http/params.js";
-import { LIMITS } from "../presenters/realm.js";
+import { codePointLength, p, type Param } from "../params.js";
+import { LIMITS } from "./realm-limits.js";
 
 /** Unicode non-characters: U+FDD0..U+FDEF and the last two code points of every plane. */
 function isNonCharacter(cp: number): boolean {

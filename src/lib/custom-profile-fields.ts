@@ -2,8 +2,8 @@ import type { Knex } from "knex";
 import { createRequire } from "node:module";
 import { bool, type DbBool } from "../db/rows.js";
 import { badRequest } from "../errors.js";
-import { check, codePointLength } from "../http/params.js";
-import type { RealmSnapshot } from "./realm-cache.js";
+import { check, codePointLength } from "../params.js";
+import type { RealmSnapshot } from "../world/realm.js";
 
 // Only the URL check, not the whole validator library (memory at start-up).
 const isURL = (

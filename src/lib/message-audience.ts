@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import type { ChannelWorld } from "./channel-access.js";
+import type { ChannelWorld } from "../permissions/channel-access.js";
 import { canReadChannelHistory } from "./narrow/index.js";
 
 /**

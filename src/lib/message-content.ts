@@ -1,5 +1,5 @@
 import { badRequest } from "../errors.js";
-import { LIMITS } from "../presenters/realm.js";
+import { LIMITS } from "./realm-limits.js";
 import { unprintablePosition } from "./channel-validation.js";
 
 /**

@@ -1,8 +1,8 @@
 import type { Knex } from "knex";
 import type { ChannelRow } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
-import { isGuestRole } from "../permissions/roles.js";
-import { emptyTopicDisplayName } from "../presenters/realm.js";
+import { isGuestRole } from "../world/roles.js";
+import { emptyTopicDisplayName } from "./realm-limits.js";
 import {
   renderMessage,
   scanReferences,
@@ -12,14 +12,14 @@ import {
   type RenderContext,
   type RenderedMessage,
 } from "../render/message.js";
-import type { ChannelSnapshot } from "./channel-cache.js";
+import type { ChannelSnapshot } from "../world/channels.js";
 import {
   canAccessChannelContent,
   canAccessChannelMetadata,
   isPrivate,
   isWebPublic,
-} from "./channel-access.js";
-import type { RealmSnapshot } from "./realm-cache.js";
+} from "../permissions/channel-access.js";
+import type { RealmSnapshot } from "../world/realm.js";
 
 /**
  * Rendering a message being sent: scan what it may refer to, bulk-load just that (at
@@ -53,7 +53,7 @@ const mentionable = (user: UserRow): MentionableUser => ({
 
 /** May the sender link to the channel (see that it exists)? */
 function canSeeChannel(scope: RenderScope, channel: ChannelRow): boolean {
-  if (channel.realm_id !== scope.realm.realm.id) return false;
+  if (channel.realm_id !== scope.realm.id) return false;
   if (isSystemBot(scope.sender)) return true;
   if (!scope.channels) return false;
   return canAccessChannelMetadata({ realm: scope.realm, channels: scope.channels }, scope.sender, channel);
@@ -89,7 +89,7 @@ async function loadChannels(
   } else {
     rows = await scope
       .knex<ChannelRow>("streams")
-      .where({ realm_id: scope.realm.realm.id })
+      .where({ realm_id: scope.realm.id })
       .whereIn("name_key", keys);
   }
   for (const channel of rows) if (canSeeChannel(scope, channel)) byKey.set(channel.name_key, channel);
@@ -99,7 +99,7 @@ async function loadChannels(
 async function loadRealmEmoji(scope: RenderScope, names: ReadonlySet<string>) {
   const byName = new Map<string, RealmEmojiInfo>();
   if (names.size === 0) return byName;
-  const realmId = scope.realm.realm.id;
+  const realmId = scope.realm.id;
   const rows = await scope
     .knex("realm_emoji")
     .where({ realm_id: realmId, deactivated: false })

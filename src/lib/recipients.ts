@@ -1,5 +1,5 @@
 import { bool } from "../db/rows.js";
-import type { RealmSnapshot } from "./realm-cache.js";
+import type { RealmSnapshot } from "../world/realm.js";
 
 /** Every active user of the realm (bots included): the audience of realm-wide events. */
 export function activeUserIds(snapshot: RealmSnapshot): number[] {

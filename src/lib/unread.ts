@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import { bool } from "../db/rows.js";
 import { RECIPIENT_TYPE } from "../db/channel-rows.js";
-import type { ChannelWorld } from "./channel-access.js";
+import type { ChannelWorld } from "../permissions/channel-access.js";
 import { groupMembersById } from "./direct-message-groups.js";
 import { MESSAGE_FLAG_BITS } from "./message-flags.js";
 

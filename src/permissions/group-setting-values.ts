@@ -2,8 +2,8 @@ import { bool } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { insertReturningId } from "../db/insert.js";
 import { JsonableError, badRequest } from "../errors.js";
-import { check, type Check } from "../http/params.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
+import { check, type Check } from "../params.js";
+import type { RealmSnapshot } from "../world/realm.js";
 import type { GroupSettingValue } from "./group-settings.js";
 import type { GroupPermissionSetting } from "./setting-registry.js";
 

@@ -1,6 +1,6 @@
 import { bool, type UserRow } from "../db/rows.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
-import { isGuestRole } from "./roles.js";
+import type { RealmSnapshot } from "../world/realm.js";
+import { isGuestRole } from "../world/roles.js";
 import type { GroupPermissionSetting } from "./setting-registry.js";
 
 /** A group-setting value on the wire: a named group's ID, or an explicit set. */

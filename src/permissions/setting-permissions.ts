@@ -1,6 +1,6 @@
 import type { ChannelRow } from "../db/channel-rows.js";
 import type { UserRow } from "../db/rows.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
+import type { RealmSnapshot } from "../world/realm.js";
 import { userHasPermission } from "./group-settings.js";
 import {
   CHANNEL_GROUP_SETTINGS,

@@ -1,4 +1,4 @@
-import type { SystemGroupName } from "./system-groups.js";
+import type { SystemGroupName } from "../world/system-groups.js";
 
 /**
  * How a group-permission setting may be set, as Zulip's GroupPermissionSetting. Every

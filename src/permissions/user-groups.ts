@@ -1,8 +1,8 @@
 import { bool, type UserRow } from "../db/rows.js";
 import { badRequest, insufficientPermission } from "../errors.js";
-import type { GroupNode, RealmSnapshot } from "../lib/realm-cache.js";
+import type { GroupNode, RealmSnapshot } from "../world/realm.js";
 import { userHasPermission } from "./group-settings.js";
-import { isGuestRole } from "./roles.js";
+import { isGuestRole } from "../world/roles.js";
 import {
   REALM_GROUP_SETTINGS,
   USER_GROUP_SETTINGS,

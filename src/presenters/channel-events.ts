@@ -1,5 +1,5 @@
 import type { ChannelRow } from "../db/channel-rows.js";
-import type { Flavour } from "../events/flavours.js";
+import type { Flavour } from "../events/types.js";
 import { hasCapability, type ChatEvent } from "../events/types.js";
 import type { ApiChannel } from "./channels.js";
 

@@ -1,7 +1,7 @@
 import type { ChannelFolderRow, ChannelRow, SubscriptionRow } from "../db/channel-rows.js";
 import { bool, int, intOrNull } from "../db/rows.js";
-import type { ChannelSnapshot } from "../lib/channel-cache.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
+import type { ChannelSnapshot } from "../world/channels.js";
+import type { RealmSnapshot } from "../world/realm.js";
 import { groupSettingValueForApi } from "../permissions/group-settings.js";
 import type { ChannelGroupSettingName } from "../permissions/setting-registry.js";
 

@@ -1,6 +1,5 @@
 import { bool } from "../db/rows.js";
-import type { StateContext } from "../events/state.js";
-import { FIELD_TYPE_NAMES, fieldsOfRealm, type CustomProfileFieldRow } from "../lib/custom-profile-fields.js";
+import { FIELD_TYPE_NAMES, type CustomProfileFieldRow } from "../lib/custom-profile-fields.js";
 
 /** A custom profile field as Zulip's as_dict shows it (field_data is JSON text). */
 export function presentField(row: CustomProfileFieldRow): Record<string, unknown> {
@@ -21,13 +20,4 @@ export function presentField(row: CustomProfileFieldRow): Record<string, unknown
 
 export function presentFieldTypes(): Record<string, { id: number; name: string }> {
   return Object.fromEntries(FIELD_TYPE_NAMES.map(([keyword, id, name]) => [keyword, { id, name }]));
-}
-
-/** The `custom_profile_fields` fetch type of /register. */
-export async function fetchCustomProfileFieldsState(ctx: StateContext): Promise<Record<string, unknown>> {
-  const fields = await fieldsOfRealm(ctx.knex, ctx.realm.realm.id);
-  return {
-    custom_profile_fields: fields.map(presentField),
-    custom_profile_field_types: presentFieldTypes(),
-  };
 }

@@ -1,4 +1,4 @@
-import type { FlavourContext } from "../events/flavours.js";
+import type { FlavourContext } from "../events/types.js";
 import { hasCapability, type ChatEvent } from "../events/types.js";
 
 /**

@@ -1,8 +1,8 @@
 import { bool, int, type DbBigInt, type DbBool, type UserRow } from "../db/rows.js";
-import type { Flavour } from "../events/flavours.js";
+import type { Flavour } from "../events/types.js";
 import { hasCapability, type ChatEvent } from "../events/types.js";
 import { avatarUrl } from "./users.js";
-import { EMAIL_VISIBILITY } from "./users.js";
+import { EMAIL_VISIBILITY } from "../permissions/email-visibility.js";
 
 /** The columns of a message row the presenter reads. */
 export interface MessageRow {

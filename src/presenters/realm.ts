@@ -1,30 +1,15 @@
 import type { Config } from "../config.js";
 import { realmUrl } from "../config.js";
 import { bool, int, jsonColumn, type RealmRow } from "../db/rows.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
+import type { RealmSnapshot } from "../world/realm.js";
 import { groupSettingValueForApi } from "../permissions/group-settings.js";
 import { REALM_GROUP_SETTING_NAMES } from "../permissions/setting-registry.js";
+import { LIMITS, emptyTopicDisplayName } from "../lib/realm-limits.js";
 
 /** Server identity and limits shared by /server_settings and /register. */
 export const ZULIP_FEATURE_LEVEL = 496;
 export const ZULIP_VERSION = "11.0-chatd";
 export const ZULIP_MERGE_BASE = "11.0";
-
-export const LIMITS = {
-  max_stream_name_length: 60,
-  max_stream_description_length: 1024,
-  max_channel_folder_name_length: 60,
-  max_channel_folder_description_length: 1024,
-  max_topic_length: 60,
-  max_message_length: 10000,
-  max_reminder_note_length: 1000,
-  max_bulk_new_subscription_messages: 100,
-} as const;
-
-export const DEFAULT_EMPTY_TOPIC_DISPLAY_NAME = "general chat";
-
-export const emptyTopicDisplayName = (realm: RealmRow) =>
-  realm.empty_topic_display_name ?? DEFAULT_EMPTY_TOPIC_DISPLAY_NAME;
 
 export function realmIconUrl(config: Config, realm: RealmRow): string {
   return `${realmUrl(config)}/static/images/logo/zulip-icon-128x128.png?version=${realm.icon_version}`;

@@ -1,4 +1,4 @@
-import type { Flavour } from "../events/flavours.js";
+import type { Flavour } from "../events/types.js";
 import type { ChatEvent } from "../events/types.js";
 
 const GRAVATAR_PREFIX = "https://secure.gravatar.com/";

@@ -1,8 +1,7 @@
 import { bool, intOrNull } from "../db/rows.js";
-import type { Flavour } from "../events/flavours.js";
-import type { StateContext } from "../events/state.js";
+import type { Flavour } from "../events/types.js";
 import { hasCapability, type ChatEvent } from "../events/types.js";
-import type { GroupNode, RealmSnapshot } from "../lib/realm-cache.js";
+import type { GroupNode, RealmSnapshot } from "../world/realm.js";
 import { groupSettingValueForApi, type GroupSettingValue } from "../permissions/group-settings.js";
 import { USER_GROUP_SETTING_NAMES, type UserGroupSettingName } from "../permissions/setting-registry.js";
 import { userGroupMemberIds, userGroupSettingGroupId } from "../permissions/user-groups.js";
@@ -58,12 +57,6 @@ export function presentUserGroups(
     groups.push(presentUserGroup(snapshot, node));
   }
   return groups.sort((a, b) => a.id - b.id);
-}
-
-/** /register's `realm_user_groups`: deactivated groups only for clients that handle them. */
-export function fetchRealmUserGroupsState(ctx: StateContext): Promise<Record<string, unknown>> {
-  const includeDeactivated = hasCapability(ctx.options, "include_deactivated_groups");
-  return Promise.resolve({ realm_user_groups: presentUserGroups(ctx.realm, { includeDeactivated }) });
 }
 
 // ---- events ----

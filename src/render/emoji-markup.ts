@@ -1,4 +1,4 @@
-import { unicodeEmojiCode, unicodeEmojiName } from "../lib/emoji.js";
+import { unicodeEmojiCode, unicodeEmojiName } from "./emoji.js";
 
 /**
  * Emoji in messages: `:name:` syntax and emoji characters typed directly. Names and code

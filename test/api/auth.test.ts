@@ -76,7 +76,7 @@ describe("authentication", function () {
   it("refuses deactivated users and deactivated realms", async function () {
     const cast = await server.factory.realm({ hamlet: 400, othello: 400 }, "Doomed");
     await server.app.knex("users").where({ id: cast.users.hamlet!.id }).update({ is_active: false });
-    server.app.cache.invalidate(cast.id);
+    server.app.realms.invalidate(cast.id);
     expectError(
       await cast.users.hamlet!.client.get("/users/me"),
       401,
@@ -84,7 +84,7 @@ describe("authentication", function () {
       "USER_DEACTIVATED",
     );
     await server.app.knex("realms").where({ id: cast.id }).update({ deactivated: true });
-    server.app.cache.invalidate(cast.id);
+    server.app.realms.invalidate(cast.id);
     expectError(
       await cast.users.othello!.client.get("/users/me"),
       401,

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { doCreateUser } from "../../src/actions/users.js";
-import { ROLE } from "../../src/permissions/roles.js";
+import { ROLE } from "../../src/world/roles.js";
 import { cast, createChannel, deactivateUser, setRealmFields, type Cast } from "../helpers/channels.js";
 import { expectError, expectSuccess } from "../helpers/client.js";
 import { register } from "../helpers/events.js";
@@ -126,7 +126,7 @@ describe("reading channels and subscriptions", function () {
         user_id: present.id,
         last_active_time: Math.floor(server.clock.nowMs() / 1000) - 3600,
       });
-      server.app.cache.invalidate(own.id);
+      server.app.realms.invalidate(own.id);
       expectSuccess(
         await hamlet.client.post("/users/me/subscriptions", {
           subscriptions: [{ name: "Crowd" }],

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { CHANNEL_COLORS } from "../../src/actions/subscriptions.js";
-import { ROLE } from "../../src/permissions/roles.js";
+import { ROLE } from "../../src/world/roles.js";
 import {
   cast,
   channelMessages,

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ROLE } from "../../src/permissions/roles.js";
+import { ROLE } from "../../src/world/roles.js";
 import { cast, createChannel, subscriberIds, type Cast } from "../helpers/channels.js";
 import { expectError, expectSuccess } from "../helpers/client.js";
 import { pendingEvents, register, verifyRegisterParity } from "../helpers/events.js";

@@ -572,7 +572,7 @@ describe("GET /messages", function () {
         .knex("users")
         .where({ id: u.hamlet.id })
         .update({ avatar_source: "G", email_address_visibility: 1 });
-      server.app.cache.invalidate(realm.id);
+      server.app.realms.invalidate(realm.id);
       const one = async (params: Params) =>
         (
           (await fetch(u.othello, { anchor: m.v1!, num_before: 0, num_after: 0, ...params }))

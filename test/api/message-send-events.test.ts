@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { doSendMessages, prepareMessage, type PreparedMessage } from "../../src/actions/message-send.js";
-import { RECENT_CONVERSATIONS_LIMIT } from "../../src/presenters/message-state.js";
+import { RECENT_CONVERSATIONS_LIMIT } from "../../src/queries/message-state.js";
 import type { Event } from "../helpers/apply-events.js";
 import { cast, createChannel, type Cast } from "../helpers/channels.js";
 import type { Params } from "../helpers/client.js";

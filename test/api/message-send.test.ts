@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ROLE } from "../../src/permissions/roles.js";
+import { ROLE } from "../../src/world/roles.js";
 import {
   cast,
   createChannel,
@@ -157,7 +157,7 @@ describe("POST /messages", function () {
         .knex("users")
         .where({ id: u.cordelia.id })
         .update({ default_sending_stream_id: denmark });
-      server.app.cache.invalidate(realm.id);
+      server.app.realms.invalidate(realm.id);
       try {
         const id = expectSuccess(
           await u.cordelia.client.post("/messages", { type: "stream", topic: "default", content: "hi" }),
@@ -168,7 +168,7 @@ describe("POST /messages", function () {
           .knex("users")
           .where({ id: u.cordelia.id })
           .update({ default_sending_stream_id: null });
-        server.app.cache.invalidate(realm.id);
+        server.app.realms.invalidate(realm.id);
       }
     });
   });
@@ -365,12 +365,12 @@ describe("POST /messages", function () {
       expectSuccess(await postToChannel(bot, secret, "t", "from a bot of a subscriber"));
 
       await server.app.knex("users").where({ id: u.cordelia.id }).update({ can_forge_sender: true });
-      server.app.cache.invalidate(realm.id);
+      server.app.realms.invalidate(realm.id);
       try {
         expectSuccess(await postToChannel(u.cordelia, secret, "t", "forged"));
       } finally {
         await server.app.knex("users").where({ id: u.cordelia.id }).update({ can_forge_sender: false });
-        server.app.cache.invalidate(realm.id);
+        server.app.realms.invalidate(realm.id);
       }
       // A non-subscriber's message never reaches it: only subscribers get rows.
       const id = await sendToChannel(u.hamlet, shared, "t", "c");

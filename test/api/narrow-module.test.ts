@@ -34,7 +34,7 @@ describe("narrow module (parse, SQL, anchor window)", function () {
 
   async function scopeOf(user: TestUser): Promise<NarrowScope> {
     const app = server.app;
-    const realmSnapshot = await app.cache.get(app.knex, realm.id);
+    const realmSnapshot = await app.realms.get(app.knex, realm.id);
     const world = {
       realm: realmSnapshot,
       channels: await app.channels.get(app.knex, realmSnapshot.realm.id),

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { insertReturningId } from "../../src/db/insert.js";
-import { ROLE } from "../../src/permissions/roles.js";
+import { ROLE } from "../../src/world/roles.js";
 import { expectError, expectSuccess } from "../helpers/client.js";
 import type { TestRealm, TestUser } from "../helpers/factories.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -162,7 +162,7 @@ describe("user groups: deactivation and reactivation", function () {
         await tx.knex("user_group_subgroups").insert({ supergroup_id: group, subgroup_id: id });
         return group;
       });
-      server.app.cache.invalidate(realm.id);
+      server.app.realms.invalidate(realm.id);
       const denmark = await channel("Denmark", {
         can_administer_channel_group: id,
         can_send_message_group: id,

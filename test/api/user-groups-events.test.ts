@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ROLE } from "../../src/permissions/roles.js";
+import { ROLE } from "../../src/world/roles.js";
 import { type Params, expectError, expectSuccess } from "../helpers/client.js";
 import { pendingEvents, register, verifyRegisterParity } from "../helpers/events.js";
 import type { TestRealm, TestUser } from "../helpers/factories.js";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ROLE } from "../../src/permissions/roles.js";
+import { ROLE } from "../../src/world/roles.js";
 import { type Params, expectError, expectSuccess } from "../helpers/client.js";
 import type { TestRealm, TestUser } from "../helpers/factories.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -119,7 +119,7 @@ describe("user groups: POST /user_groups/{id}/members and /subgroups", function 
       expectError(await post(client, id, { add: [99999] }), 400, "Invalid user ID: 99999");
       const ghost = await server.factory.user(realm.id, "ghost-member");
       await server.app.knex("users").where({ id: ghost.id }).update({ is_active: false });
-      server.app.cache.invalidate(realm.id);
+      server.app.realms.invalidate(realm.id);
       expectError(await post(client, id, { add: [ghost.id] }), 400, `Invalid user ID: ${ghost.id}`);
       expectError(
         await post(client, id, { add: [u.cordelia!.id, u.othello!.id] }),

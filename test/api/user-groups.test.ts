@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { ROLE } from "../../src/permissions/roles.js";
-import { SYSTEM_GROUPS } from "../../src/permissions/system-groups.js";
+import { ROLE } from "../../src/world/roles.js";
+import { SYSTEM_GROUPS } from "../../src/world/system-groups.js";
 import { expectError, expectSuccess } from "../helpers/client.js";
 import type { TestRealm, TestUser } from "../helpers/factories.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -147,7 +147,7 @@ describe("user groups: POST /user_groups/create, GET /user_groups", function () 
     expectError(await create("Ghosts", [u.hamlet!.id, 99999]), 400, "Invalid user ID: 99999");
     const ghost = await server.factory.user(realm.id, "ghost");
     await server.app.knex("users").where({ id: ghost.id }).update({ is_active: false });
-    server.app.cache.invalidate(realm.id);
+    server.app.realms.invalidate(realm.id);
     expectError(await create("Ghosts", [ghost.id]), 400, `Invalid user ID: ${ghost.id}`);
     expect(await namesOf()).not.to.include("Ghosts");
 
@@ -446,7 +446,7 @@ describe("user groups: reading membership", function () {
     const id = await createGroup(client, "Haunted", { members: [ghost.id, u.hamlet!.id] });
     const outer = await createGroup(client, "Haunted outer", { subgroups: [id] });
     await server.app.knex("users").where({ id: ghost.id }).update({ is_active: false });
-    server.app.cache.invalidate(realm.id);
+    server.app.realms.invalidate(realm.id);
     expect(expectSuccess(await client.get(`/user_groups/${id}/members`)).members).to.deep.equal([
       u.hamlet!.id,
     ]);

@@ -228,7 +228,7 @@ describe("users: POST /users", function () {
     ]);
     expect(events[0]!.person).to.include({ user_id: body.user_id, full_name: "Horatio" });
     expect(events[0]!.person.profile_data).to.deep.equal({});
-    const snapshot = await server.app.cache.get(server.app.knex, realm.id);
+    const snapshot = await server.app.realms.get(server.app.knex, realm.id);
     expect(events[1]).to.deep.include({
       group_id: snapshot.systemGroupId("role:members"),
       user_ids: [body.user_id],
@@ -384,7 +384,7 @@ describe("users: PATCH /users/{user_id} and /users/{email}", function () {
     expectSuccess(await u("iago").client.patch(`/users/${hamlet.id}`, { role: 300 }));
     expect(await userOf(hamlet, hamlet.id)).to.include({ role: 300, is_admin: false });
     expect(await directGroups(hamlet.id)).to.deep.equal(["role:moderators"]);
-    const snapshot = await server.app.cache.get(server.app.knex, realm.id);
+    const snapshot = await server.app.realms.get(server.app.knex, realm.id);
     const events = await pendingEvents(u("othello").client, queue_id);
     expect(events.map(({ id: _id, ...e }) => e)).to.deep.equal([
       { type: "realm_user", op: "update", person: { user_id: hamlet.id, role: 300 } },

@@ -2,7 +2,8 @@
 // with 200 users (through the real actions), and (see seedMessages) channels,
 // subscriptions and messages through a bulk path.
 import { mkdirSync } from "node:fs";
-import { closeApp, createApp, type App } from "../../src/app-context.js";
+import { closeApp, createApp } from "../../src/server/create-app.js";
+import { type App } from "../../src/app.js";
 import { checkInitRealm } from "../../src/actions/init.js";
 import { doIssueApiKey } from "../../src/actions/api-keys.js";
 import { doCreateUser } from "../../src/actions/users.js";
@@ -53,7 +54,7 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
       ownerName: "User 0",
       ownerPassword: "bench-password",
     });
-    const realmId = (await app.cache.primaryRealm(app.knex))!.realm.id;
+    const realmId = (await app.realms.primaryRealm(app.knex))!.realm.id;
     const users: BenchUser[] = [{ id: owner.user_id, email: owner.email, apiKey: owner.api_key }];
     for (let i = 1; i < options.users; i++) {
       users.push(

@@ -5,7 +5,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { checkFetchApiKey } from "../../src/actions/auth.js";
-import { closeApp, createApp } from "../../src/app-context.js";
+import { closeApp, createApp } from "../../src/server/create-app.js";
 import { testConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
 

@@ -58,12 +58,12 @@ export async function subscriberIds(server: TestServer, channelId: number): Prom
 /** Sets realm columns directly (organization settings have no endpoint yet). */
 export async function setRealmFields(server: TestServer, realm: TestRealm, fields: Partial<RealmRow>) {
   await server.app.knex("realms").where({ id: realm.id }).update(fields);
-  server.app.cache.invalidate(realm.id);
+  server.app.realms.invalidate(realm.id);
 }
 
 /** The ID of a system group of the realm. */
 export async function systemGroupId(server: TestServer, realm: TestRealm, name: string): Promise<number> {
-  const snapshot = await server.app.cache.get(server.app.knex, realm.id);
+  const snapshot = await server.app.realms.get(server.app.knex, realm.id);
   return snapshot.systemGroupId(name as Parameters<typeof snapshot.systemGroupId>[0]);
 }
 
@@ -85,7 +85,7 @@ export async function channelMessages(server: TestServer, channelId: number) {
 export async function deactivateUser(server: TestServer, realm: TestRealm, user: TestUser) {
   await server.app.knex("users").where({ id: user.id }).update({ is_active: false });
   await server.app.knex("subscriptions").where({ user_id: user.id }).update({ is_user_active: false });
-  server.app.cache.invalidate(realm.id);
+  server.app.realms.invalidate(realm.id);
   server.app.channels.invalidate(realm.id);
 }
 

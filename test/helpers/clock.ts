@@ -1,4 +1,4 @@
-import type { Clock } from "../../src/lib/clock.js";
+import type { Clock } from "../../src/clock.js";
 
 /** A clock tests move by hand; starts at the real time. */
 export class TestClock implements Clock {

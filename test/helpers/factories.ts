@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
-import type { App } from "../../src/app-context.js";
+import type { App } from "../../src/app.js";
 import { doIssueApiKey } from "../../src/actions/api-keys.js";
 import { doCreateRealm } from "../../src/actions/realm.js";
 import { doCreateUser } from "../../src/actions/users.js";
 import type { UserRow } from "../../src/db/rows.js";
-import { ROLE, type Role } from "../../src/permissions/roles.js";
+import { ROLE, type Role } from "../../src/world/roles.js";
 import { Client } from "./client.js";
 
 export interface TestUser {
@@ -93,7 +93,7 @@ export class Factory {
 
   /** The user's current row (through the cache, as requests see it). */
   async row(realmId: number, userId: number): Promise<UserRow> {
-    const snapshot = await this.app.cache.get(this.app.knex, realmId);
+    const snapshot = await this.app.realms.get(this.app.knex, realmId);
     const row = snapshot.user(userId);
     if (!row) throw new Error(`no user ${userId}`);
     return row;

@@ -1,10 +1,11 @@
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { closeApp, createApp, startEvents, type App } from "../../src/app-context.js";
+import { closeApp, createApp, startEvents } from "../../src/server/create-app.js";
+import { type App } from "../../src/app.js";
 import { testConfig, type Config } from "../../src/config.js";
 import { databasePath } from "../../src/db/knex.js";
-import { listen, type RunningServer } from "../../src/http/server.js";
+import { listen, type RunningServer } from "../../src/server/listen.js";
 import { silentLogger, createLogger } from "../../src/logger.js";
 import { TestClock } from "./clock.js";
 import { type Client, anonymousClient } from "./client.js";

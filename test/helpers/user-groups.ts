@@ -1,5 +1,5 @@
 import type { RealmGroupSettingName } from "../../src/permissions/setting-registry.js";
-import type { SystemGroupName } from "../../src/permissions/system-groups.js";
+import type { SystemGroupName } from "../../src/world/system-groups.js";
 import { type Client, type Params, expectSuccess } from "./client.js";
 import type { TestServer } from "./server.js";
 
@@ -28,7 +28,7 @@ export async function groupRecord(client: Client, groupId: number): Promise<Reco
 }
 
 export async function systemGroupId(server: TestServer, realmId: number, name: SystemGroupName) {
-  return (await server.app.cache.get(server.app.knex, realmId)).systemGroupId(name);
+  return (await server.app.realms.get(server.app.knex, realmId)).systemGroupId(name);
 }
 
 /**
@@ -46,6 +46,6 @@ export async function setRealmGroupSetting(
       .knex("realms")
       .where({ id: realmId })
       .update({ [`${setting}_id`]: groupId });
-    tx.afterCommit(() => server.app.cache.invalidate(realmId));
+    tx.afterCommit(() => server.app.realms.invalidate(realmId));
   });
 }

@@ -9,8 +9,8 @@ import {
   canSeeSubscribers,
   channelViewerIds,
   type ChannelWorld,
-} from "../../src/lib/channel-access.js";
-import { ROLE } from "../../src/permissions/roles.js";
+} from "../../src/permissions/channel-access.js";
+import { ROLE } from "../../src/world/roles.js";
 import { cast, createChannel, type Cast } from "../helpers/channels.js";
 import type { TestRealm, TestUser } from "../helpers/factories.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -22,7 +22,7 @@ describe("channel access rules", function () {
   let ids: { open: number; closed: number; web: number; granted: number };
 
   const world = async (): Promise<ChannelWorld> => ({
-    realm: await server.app.cache.get(server.app.knex, realm.id),
+    realm: await server.app.realms.get(server.app.knex, realm.id),
     channels: await server.app.channels.get(server.app.knex, realm.id),
   });
 
@@ -31,7 +31,7 @@ describe("channel access rules", function () {
     realm = await server.factory.realm();
     u = cast(realm);
     await server.app.knex("realms").where({ id: realm.id }).update({ enable_spectator_access: true });
-    server.app.cache.invalidate(realm.id);
+    server.app.realms.invalidate(realm.id);
     ids = {
       open: await createChannel(u.othello, "Open", [u.othello, u.polonius]),
       closed: await createChannel(u.othello, "Closed", [u.othello, u.polonius], { invite_only: true }),
@@ -123,7 +123,7 @@ describe("channel access rules", function () {
     await server.app.knex("user_group_members").insert({ group_id: admins, user_id: u.hamlet.id });
     await server.app.knex("users").where({ id: u.iago.id }).update({ role: ROLE.MEMBER });
     await server.app.knex("user_group_members").where({ group_id: admins, user_id: u.iago.id }).delete();
-    server.app.cache.invalidate(realm.id);
+    server.app.realms.invalidate(realm.id);
     const after = await world();
     const sent: Array<{ event: ChatEvent; to: number[] }> = [];
     const tx = {

@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import type { App } from "../../src/app-context.js";
+import type { App } from "../../src/app.js";
 import { insertReturningId } from "../../src/db/insert.js";
-import type { RealmSnapshot } from "../../src/lib/realm-cache.js";
+import type { RealmSnapshot } from "../../src/world/realm.js";
 import {
   checkGroupSettingUpdate,
   groupSettingEquals,
@@ -28,7 +28,7 @@ describe("permissions: group-setting values", function () {
   let realm: TestRealm;
   let groups: { outer: number; middle: number; inner: number; deactivated: number };
 
-  const snapshot = (): Promise<RealmSnapshot> => app.cache.get(app.knex, realm.id);
+  const snapshot = (): Promise<RealmSnapshot> => app.realms.get(app.knex, realm.id);
 
   before(async function () {
     server = await startTestServer();
@@ -56,7 +56,7 @@ describe("permissions: group-setting values", function () {
       return { outer, middle, inner, deactivated };
     });
     groups = ids;
-    app.cache.invalidate(realm.id);
+    app.realms.invalidate(realm.id);
   });
   after(async function () {
     await server.close();
@@ -203,7 +203,7 @@ describe("permissions: group-setting values", function () {
         ),
       ),
     );
-    app.cache.invalidate(realm.id);
+    app.realms.invalidate(realm.id);
     const fresh = await snapshot();
     expect(groupSettingValueForApi(fresh, stored)).to.deep.equal({
       direct_members: [realm.users.hamlet!.id, realm.users.othello!.id].sort((a, b) => a - b),

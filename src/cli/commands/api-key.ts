@@ -22,7 +22,7 @@ export const apiKeyCommand = new Command("api-key")
     await withApp(configFor(cmd), async (app) => {
       const realm = await requireRealm(app);
       const user = requireUserByEmail(realm, await valueOrAsk(opts, opts.email, "--email", "User's email"));
-      const { key, revoked } = await checkIssueApiKey(app, realm.realm.id, user.id, {
+      const { key, revoked } = await checkIssueApiKey(app, realm.id, user.id, {
         revokeAll: opts.revokeAll === true,
         label: "chatd api-key",
       });

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { checkSendMessage } from "../../actions/message-send.js";
 import type { UserRow } from "../../db/rows.js";
-import type { RealmSnapshot } from "../../lib/realm-cache.js";
+import type { RealmSnapshot } from "../../world/realm.js";
 import { configFor, withApp } from "../context.js";
 import { CliError, printJson, printLine } from "../output.js";
 import { requireRealm, requireUserByEmail } from "../realm.js";

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { Command } from "commander";
 import { realmExists } from "../../actions/init.js";
-import { closeApp, createApp } from "../../app-context.js";
+import { closeApp, createApp } from "../../server/create-app.js";
 import { configFor } from "../context.js";
 import { CliError } from "../output.js";
 import { serveUntilSignal } from "../serve-loop.js";

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { Command } from "commander";
 import { checkInitRealm, realmExists } from "../../actions/init.js";
-import { closeApp, createApp } from "../../app-context.js";
+import { closeApp, createApp } from "../../server/create-app.js";
 import { generatePassword } from "../../lib/passwords.js";
 import { configFor } from "../context.js";
 import { serveUntilSignal } from "../serve-loop.js";

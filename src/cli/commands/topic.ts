@@ -2,7 +2,7 @@ import chalk from "chalk";
 import { Command } from "commander";
 import { deleteTopicRound } from "../../actions/message-delete.js";
 import { bool } from "../../db/rows.js";
-import { isOwnerRole } from "../../permissions/roles.js";
+import { isOwnerRole } from "../../world/roles.js";
 import { configFor, withApp } from "../context.js";
 import { CliError, printJson, printLine } from "../output.js";
 import { requireRealm } from "../realm.js";
@@ -30,7 +30,7 @@ const deleteCommand = new Command("delete")
       // The operator acts with an owner's rights.
       const owner = [...realm.users].find((u) => bool(u.is_active) && isOwnerRole(u.role));
       if (!owner) throw new CliError("this realm has no active owner");
-      const channel = (await app.channels.get(app.knex, realm.realm.id)).channelByName(opts.channel);
+      const channel = (await app.channels.get(app.knex, realm.id)).channelByName(opts.channel);
       if (!channel) throw new CliError(`no channel named ${opts.channel}`);
       const total = Number(
         (

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import type { App } from "../../app-context.js";
+import type { App } from "../../app.js";
 import {
   checkCreateUser,
   checkDeactivateUser,
@@ -9,8 +9,8 @@ import {
 } from "../../actions/users.js";
 import { bool, type UserRow } from "../../db/rows.js";
 import { profileDataByUser } from "../../lib/custom-profile-fields.js";
-import type { RealmSnapshot } from "../../lib/realm-cache.js";
-import { ROLE_BY_NAME, roleName, type Role } from "../../permissions/roles.js";
+import type { RealmSnapshot } from "../../world/realm.js";
+import { ROLE_BY_NAME, roleName, type Role } from "../../world/roles.js";
 import { isoMinutes, presentUser } from "../../presenters/users.js";
 import { configFor, withApp } from "../context.js";
 import { CliError, formatTable, printJson, printLine } from "../output.js";
@@ -51,7 +51,7 @@ async function withUser<T>(
 
 /** The user as the realm now sees it (after a change). */
 async function reload(app: App, realmId: number, userId: number): Promise<UserRow> {
-  const realm = await app.cache.get(app.knex, realmId);
+  const realm = await app.realms.get(app.knex, realmId);
   return realm.user(userId)!;
 }
 
@@ -84,7 +84,7 @@ const createCommand = new Command("create")
       const email = await valueOrAsk(opts, opts.email, "--email", "Email");
       const fullName = await valueOrAsk(opts, opts.fullName, "--full-name", "Full name");
       const password = await valueOrAsk(opts, opts.password, "--password", "Password", "password");
-      const user = await checkCreateUser(app, realm.realm.id, "operator", {
+      const user = await checkCreateUser(app, realm.id, "operator", {
         email,
         fullName,
         password,
@@ -135,7 +135,7 @@ const showCommand = new Command("show")
     await withUser(cmd, opts, async (app, realm, user) => {
       const profileData = bool(user.is_bot)
         ? undefined
-        : ((await profileDataByUser(app.knex, realm.realm.id, [user.id])).get(user.id) ?? {});
+        : ((await profileDataByUser(app.knex, realm.id, [user.id])).get(user.id) ?? {});
       // The operator sees everything, as the user sees themselves.
       const record = presentUser(user, user, { clientGravatar: false, profileData });
       if (opts.json) return printJson(record);
@@ -169,8 +169,8 @@ const roleCommand = new Command("role")
       const role = parseRole(
         await valueOrAsk(opts, opts.role, "--role", `New role (${ROLE_NAMES.join(", ")})`),
       );
-      await checkUpdateUser(app, realm.realm.id, "operator", user.id, { role });
-      const changed = await reload(app, realm.realm.id, user.id);
+      await checkUpdateUser(app, realm.id, "operator", user.id, { role });
+      const changed = await reload(app, realm.id, user.id);
       if (opts.json) printJson({ ...summary(changed), previous_role: roleName(user.role) });
       else printLine(`${changed.delivery_email}: ${roleName(user.role)} -> ${roleName(changed.role)}`);
     });
@@ -183,8 +183,8 @@ const deactivateCommand = new Command("deactivate")
   .option("--json", "print {user_id, email, full_name, role, is_active} as JSON")
   .action(async (opts: CommonOptions, cmd: Command) => {
     await withUser(cmd, opts, async (app, realm, user) => {
-      await checkDeactivateUser(app, realm.realm.id, "operator", user.id);
-      const changed = await reload(app, realm.realm.id, user.id);
+      await checkDeactivateUser(app, realm.id, "operator", user.id);
+      const changed = await reload(app, realm.id, user.id);
       if (opts.json) printJson(summary(changed));
       else printLine(`deactivated ${changed.delivery_email}`);
     });
@@ -197,8 +197,8 @@ const reactivateCommand = new Command("reactivate")
   .option("--json", "print {user_id, email, full_name, role, is_active} as JSON")
   .action(async (opts: CommonOptions, cmd: Command) => {
     await withUser(cmd, opts, async (app, realm, user) => {
-      await checkReactivateUser(app, realm.realm.id, "operator", user.id);
-      const changed = await reload(app, realm.realm.id, user.id);
+      await checkReactivateUser(app, realm.id, "operator", user.id);
+      const changed = await reload(app, realm.id, user.id);
       if (opts.json) printJson(summary(changed));
       else printLine(`reactivated ${changed.delivery_email}`);
     });
@@ -217,7 +217,7 @@ const setPasswordCommand = new Command("set-password")
   .action(async (opts: PasswordOptions, cmd: Command) => {
     await withUser(cmd, opts, async (app, realm, user) => {
       const password = await valueOrAsk(opts, opts.password, "--password", "New password", "password");
-      await checkSetPassword(app, realm.realm.id, user.id, password);
+      await checkSetPassword(app, realm.id, user.id, password);
       if (opts.json) printJson(summary(user));
       else printLine(`password set for ${user.delivery_email}`);
     });

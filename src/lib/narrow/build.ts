@@ -3,8 +3,13 @@ import { RECIPIENT_TYPE, type ChannelRow } from "../../db/channel-rows.js";
 import { bool, type UserRow } from "../../db/rows.js";
 import { whereMatches } from "../../db/search-sqlite.js";
 import { JsonableError } from "../../errors.js";
-import { isGuestRole } from "../../permissions/roles.js";
-import { canAccessChannelContent, isPrivate, isWebPublic, type ChannelWorld } from "../channel-access.js";
+import { isGuestRole } from "../../world/roles.js";
+import {
+  canAccessChannelContent,
+  isPrivate,
+  isWebPublic,
+  type ChannelWorld,
+} from "../../permissions/channel-access.js";
 import { MESSAGE_FLAG_BITS as FLAG } from "../message-flags.js";
 import { parseSearchQuery, toFtsQuery, type SearchTerms } from "../search.js";
 import { badNarrow, type NarrowTerm } from "./parse.js";

@@ -1,5 +1,5 @@
 import { JsonableError, badRequest } from "../../errors.js";
-import { p, type Param } from "../../http/params.js";
+import { p, type Param } from "../../params.js";
 
 /**
  * A narrow term as the client sent it, after shape checks: Zulip's NarrowParameter.

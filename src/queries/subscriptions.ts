@@ -1,17 +1,17 @@
 import type { Knex } from "knex";
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import type { ChannelFolderRow, ChannelRow } from "../db/channel-rows.js";
 import { bool, int, type UserRow } from "../db/rows.js";
-import type { StateContext } from "../events/state.js";
+import type { StateContext } from "./state-context.js";
 import { hasCapability } from "../events/types.js";
 import {
   canAccessChannelMetadata,
   canSeeSubscribers,
   isArchived,
   type ChannelWorld,
-} from "../lib/channel-access.js";
-import type { ChannelSnapshot } from "../lib/channel-cache.js";
-import { isGuestRole } from "../permissions/roles.js";
+} from "../permissions/channel-access.js";
+import type { ChannelSnapshot } from "../world/channels.js";
+import { isGuestRole } from "../world/roles.js";
 import {
   compareByName,
   presentChannel,
@@ -20,7 +20,7 @@ import {
   presentSubscription,
   type ApiChannel,
   type SubscriberField,
-} from "./channels.js";
+} from "../presenters/channels.js";
 
 /** Channels with fewer subscribers always get their full `subscribers` list (partial mode). */
 export const PARTIAL_SUBSCRIBERS_THRESHOLD = 250;
@@ -41,7 +41,7 @@ async function recentlyActiveUserIds(app: App, knex: Knex, world: ChannelWorld):
   }
   const present = await knex("user_presence as p")
     .join("users as u", "u.id", "p.user_id")
-    .where("u.realm_id", world.realm.realm.id)
+    .where("u.realm_id", world.realm.id)
     .where(
       (q) => void q.where("p.last_active_time", ">=", cutoff).orWhere("p.last_connected_time", ">=", cutoff),
     )
@@ -128,7 +128,7 @@ export async function gatherSubscriptions(
 }
 
 async function worldFor(ctx: StateContext): Promise<ChannelWorld> {
-  return { realm: ctx.realm, channels: await ctx.app.channels.get(ctx.knex, ctx.realm.realm.id) };
+  return { realm: ctx.realm, channels: await ctx.app.channels.get(ctx.knex, ctx.realm.id) };
 }
 
 const archivedChannels = (ctx: StateContext) => hasCapability(ctx.options, "archived_channels");

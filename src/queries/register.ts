@@ -1,38 +1,21 @@
-import type { Knex } from "knex";
-import type { App } from "../app-context.js";
-import type { UserRow } from "../db/rows.js";
-import type { RealmSnapshot } from "../lib/realm-cache.js";
-import { fetchCustomProfileFieldsState } from "../presenters/custom-profile-fields.js";
+import { fetchCustomProfileFieldsState } from "./custom-profile-fields.js";
 import {
   fetchMessageState,
   fetchRecentPrivateConversationsState,
   fetchUnreadState,
-} from "../presenters/message-state.js";
-import { fetchNavigationViewsState } from "../presenters/navigation-views.js";
+} from "./message-state.js";
+import { fetchNavigationViewsState } from "./navigation-views.js";
 import {
   fetchChannelFolderState,
   fetchDefaultStreamsState,
   fetchStreamState,
   fetchSubscriptionState,
-} from "../presenters/channel-state.js";
-import { fetchRealmState, fetchRealmUserState } from "../presenters/register-core.js";
-import { fetchRealmUserGroupsState } from "../presenters/user-groups.js";
-import { fetchSavedSnippetsState } from "../presenters/saved-snippets.js";
-import { fetchUserStatusState } from "../presenters/user-status.js";
-import type { QueueOptions } from "./types.js";
-
-export interface StateContext {
-  app: App;
-  /** Read through this (the consistent-read handle), never app.knex directly. */
-  knex: Knex;
-  user: UserRow;
-  realm: RealmSnapshot;
-  options: QueueOptions;
-  /** include_subscribers: true, false or "partial". */
-  includeSubscribers: boolean | "partial";
-}
-
-export type StateFetcher = (ctx: StateContext) => Promise<Record<string, unknown>>;
+} from "./subscriptions.js";
+import { fetchRealmState, fetchRealmUserState } from "./realm-state.js";
+import { fetchRealmUserGroupsState } from "./realm-state.js";
+import { fetchSavedSnippetsState } from "./saved-snippets.js";
+import { fetchUserStatusState } from "./user-status.js";
+import type { StateContext, StateFetcher } from "./state-context.js";
 
 /**
  * POST /register's initial state, by fetch type (Zulip's fetch_event_types names).

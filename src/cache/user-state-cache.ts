@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { ChatEvent, EventRecipients } from "../events/types.js";
-import { profileDataByUser, type ProfileData } from "./custom-profile-fields.js";
-import { maxMessageIdForUser } from "./user-messages.js";
+import { profileDataByUser, type ProfileData } from "../lib/custom-profile-fields.js";
+import { maxMessageIdForUser } from "../lib/user-messages.js";
 
 /**
  * Per-user data that GET /users/me would otherwise query on every request: the newest

@@ -1,11 +1,11 @@
 import type { ChannelRow } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { badRequest } from "../errors.js";
-import { isAdminRole, isGuestRole } from "../permissions/roles.js";
-import { userHasChannelPermission, userHasRealmPermission } from "../permissions/setting-permissions.js";
-import { CHANNEL_GROUP_SETTINGS } from "../permissions/setting-registry.js";
-import type { ChannelSnapshot } from "./channel-cache.js";
-import type { RealmSnapshot } from "./realm-cache.js";
+import { isAdminRole, isGuestRole } from "../world/roles.js";
+import { userHasChannelPermission, userHasRealmPermission } from "./setting-permissions.js";
+import { CHANNEL_GROUP_SETTINGS } from "./setting-registry.js";
+import type { ChannelSnapshot } from "../world/channels.js";
+import type { RealmSnapshot } from "../world/realm.js";
 
 /**
  * Who may see and do what with a channel: Zulip's access_stream_* rules, in one place.

@@ -1,10 +1,10 @@
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import { emailHost } from "../config.js";
 import { insertReturningId } from "../db/insert.js";
 import type { UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
-import { ROLE } from "../permissions/roles.js";
-import { EMAIL_VISIBILITY } from "../presenters/users.js";
+import { ROLE } from "../world/roles.js";
+import { EMAIL_VISIBILITY } from "../permissions/email-visibility.js";
 
 export const NOTIFICATION_BOT_FULL_NAME = "Notification Bot";
 const LOCAL_PART = "notification-bot";
@@ -41,6 +41,6 @@ export async function notificationBot(app: App, tx: Tx, realmId: number): Promis
     date_joined: tx.now,
     email_address_visibility: EMAIL_VISIBILITY.EVERYONE,
   });
-  tx.afterCommit(() => app.cache.invalidate(realmId));
+  tx.afterCommit(() => app.realms.invalidate(realmId));
   return (await tx.knex<UserRow>("users").where({ id }).first())!;
 }

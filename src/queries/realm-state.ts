@@ -1,11 +1,13 @@
 import { bool } from "../db/rows.js";
 import { profileDataByUser } from "../lib/custom-profile-fields.js";
-import type { StateContext } from "../events/state.js";
+import type { StateContext } from "./state-context.js";
 import { userHasPermission } from "../permissions/group-settings.js";
-import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole } from "../permissions/roles.js";
+import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole } from "../world/roles.js";
 import { REALM_GROUP_SETTINGS } from "../permissions/setting-registry.js";
-import { presentRealmState } from "./realm.js";
-import { avatarUrl, presentUser } from "./users.js";
+import { presentRealmState } from "../presenters/realm.js";
+import { avatarUrl, presentUser } from "../presenters/users.js";
+import { presentUserGroups } from "../presenters/user-groups.js";
+import { hasCapability } from "../events/types.js";
 
 export function fetchRealmState(ctx: StateContext): Promise<Record<string, unknown>> {
   return Promise.resolve(
@@ -19,7 +21,7 @@ export function fetchRealmState(ctx: StateContext): Promise<Record<string, unkno
  */
 export async function fetchRealmUserState(ctx: StateContext): Promise<Record<string, unknown>> {
   const { user, realm, options } = ctx;
-  const profiles = await profileDataByUser(ctx.knex, realm.realm.id);
+  const profiles = await profileDataByUser(ctx.knex, realm.id);
   const active: Record<string, unknown>[] = [];
   const inactive: Record<string, unknown>[] = [];
   for (const target of realm.users) {
@@ -59,4 +61,10 @@ export async function fetchRealmUserState(ctx: StateContext): Promise<Record<str
     can_subscribe_other_users: may("can_add_subscribers_group"),
     can_invite_others_to_realm: may("can_invite_users_group"),
   };
+}
+
+/** /register's `realm_user_groups`: deactivated groups only for clients that handle them. */
+export function fetchRealmUserGroupsState(ctx: StateContext): Promise<Record<string, unknown>> {
+  const includeDeactivated = hasCapability(ctx.options, "include_deactivated_groups");
+  return Promise.resolve({ realm_user_groups: presentUserGroups(ctx.realm, { includeDeactivated }) });
 }

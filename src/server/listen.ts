@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { App } from "../app-context.js";
-import { createHttpApp } from "./app.js";
+import type { App } from "../app.js";
+import { createHttpApp } from "./koa-app.js";
 
 export interface RunningServer {
   readonly server: Server;

@@ -1,35 +1,18 @@
-import type { Knex } from "knex";
-import type { Config } from "./config.js";
-import { createKnex } from "./db/knex.js";
-import { migrateLatest } from "./db/migrate.js";
-import { Db } from "./db/tx.js";
-import { EventHub } from "./events/hub.js";
-import type { EventRecipients } from "./events/types.js";
-import { drainOutbox } from "./events/outbox.js";
-import { loadSavedQueues, saveQueues } from "./events/persistence.js";
-import { watchExternalChanges } from "./db/sqlite-change-watch.js";
-import { ChannelCache } from "./lib/channel-cache.js";
-import { systemClock, type Clock } from "./lib/clock.js";
-import { RealmCache } from "./lib/realm-cache.js";
-import { UserStateCache } from "./lib/user-state-cache.js";
-import { createLogger, type Logger } from "./logger.js";
-
-/** Everything a request, an action or a CLI command needs, built once per process. */
-export interface App {
-  readonly config: Config;
-  readonly knex: Knex;
-  readonly db: Db;
-  readonly events: EventHub;
-  readonly cache: RealmCache;
-  /** Channels, subscriptions, default channels and folders, per realm. */
-  readonly channels: ChannelCache;
-  /** The caller's newest message ID and profile values (GET /users/me). */
-  readonly userState: UserStateCache;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  /** Housekeeping to stop when the app closes (timers). */
-  readonly onClose: Array<() => void>;
-}
+import type { Config } from "../config.js";
+import { createKnex } from "../db/knex.js";
+import { migrateLatest } from "../db/migrate.js";
+import { Db } from "../db/tx.js";
+import { EventHub } from "../events/hub.js";
+import type { EventRecipients } from "../events/types.js";
+import { drainOutbox } from "../events/outbox.js";
+import { loadSavedQueues, saveQueues } from "../events/persistence.js";
+import { watchExternalChanges } from "../db/sqlite-change-watch.js";
+import { ChannelCache } from "../cache/channel-cache.js";
+import { systemClock, type Clock } from "../clock.js";
+import { RealmCache } from "../cache/realm-cache.js";
+import { UserStateCache } from "../cache/user-state-cache.js";
+import { createLogger, type Logger } from "../logger.js";
+import type { App } from "../app.js";
 
 export interface CreateAppOptions {
   clock?: Clock;
@@ -84,7 +67,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     knex,
     db,
     events,
-    cache: new RealmCache(),
+    realms: new RealmCache(),
     channels: new ChannelCache(clock),
     userState,
     clock,
@@ -101,7 +84,7 @@ export async function startEvents(app: App): Promise<void> {
   await drainOutbox(app.db);
   app.onClose.push(
     watchExternalChanges(app.db.knex, app.config.external_change_poll_ms, () => {
-      app.cache.invalidateAll();
+      app.realms.invalidateAll();
       app.channels.invalidateAll();
       app.userState.clear();
       drainOutbox(app.db).catch((err: unknown) =>

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import { RECIPIENT_TYPE } from "../db/channel-rows.js";
-import type { StateContext } from "../events/state.js";
+import type { StateContext } from "./state-context.js";
 import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
 import { groupMembersById } from "../lib/direct-message-groups.js";
 import { unreadMessages } from "../lib/unread.js";
@@ -77,6 +77,6 @@ export async function fetchRecentPrivateConversationsState(
 
 /** The `update_message_flags` fetch type: `unread_msgs` (Zulip sends it with `message`). */
 export async function fetchUnreadState(ctx: StateContext): Promise<Record<string, unknown>> {
-  const world = { realm: ctx.realm, channels: await ctx.app.channels.get(ctx.knex, ctx.realm.realm.id) };
+  const world = { realm: ctx.realm, channels: await ctx.app.channels.get(ctx.knex, ctx.realm.id) };
   return { unread_msgs: await unreadMessages(ctx.knex, world, ctx.user.id) };
 }

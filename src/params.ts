@@ -1,4 +1,4 @@
-import { JsonableError, badRequest, missingArgument } from "../errors.js";
+import { JsonableError, badRequest, missingArgument } from "./errors.js";
 
 /**
  * Declarative request parameters, decoded with Zulip's wire rules: strings are taken

@@ -1,10 +1,10 @@
 import Koa from "koa";
 import Router from "@koa/router";
-import type { App } from "../app-context.js";
+import type { App } from "../app.js";
 import { JsonableError } from "../errors.js";
 import { ENDPOINTS } from "../api/index.js";
-import { bodyParser } from "./body.js";
-import { routeNotFound, type Endpoint } from "./endpoint.js";
+import { bodyParser } from "../http/body.js";
+import { routeNotFound, type Endpoint } from "../http/endpoint.js";
 
 /** Literal segments before parameters, so /users/me wins over /users/:user_id. */
 function routeOrder(a: Endpoint, b: Endpoint): number {

@@ -1,18 +1,18 @@
 import type { Knex } from "knex";
 import { RECIPIENT_TYPE } from "../db/channel-rows.js";
 import { bool, int, type DbBigInt, type UserRow } from "../db/rows.js";
-import { EMAIL_VISIBILITY } from "../presenters/users.js";
+import { EMAIL_VISIBILITY } from "../permissions/email-visibility.js";
 import {
   displayRecipientUser,
   presentMessage,
   type DisplayRecipientUser,
   type MessageRow,
 } from "../presenters/messages.js";
-import { emptyTopicDisplayName } from "../presenters/realm.js";
+import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { topicLinks, type Linkifier } from "../render/message.js";
-import type { ChannelWorld } from "./channel-access.js";
-import { flagNames } from "./message-flags.js";
-import { escapeHtml, highlightHtml, highlightText, type SearchTerms } from "./search.js";
+import type { ChannelWorld } from "../permissions/channel-access.js";
+import { flagNames } from "../lib/message-flags.js";
+import { escapeHtml, highlightHtml, highlightText, type SearchTerms } from "../lib/search.js";
 
 /**
  * Message dictionaries for fetch responses (GET /messages, GET /messages/{id}): a

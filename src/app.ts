@@ -1,0 +1,32 @@
+import type { Knex } from "knex";
+import type { ChannelCache } from "./cache/channel-cache.js";
+import type { RealmCache } from "./cache/realm-cache.js";
+import type { UserStateCache } from "./cache/user-state-cache.js";
+import type { Clock } from "./clock.js";
+import type { Config } from "./config.js";
+import type { Db } from "./db/tx.js";
+import type { EventHub } from "./events/hub.js";
+import type { Logger } from "./logger.js";
+
+/**
+ * Everything a request, an action or a CLI command needs, built once per process by
+ * server/create-app.ts. Actions publish events only through `db` transactions; `events`
+ * (the queues) is for the API's event endpoints and the server's lifecycle.
+ */
+export interface App {
+  readonly config: Config;
+  /** The read pool; writes go through `db`. */
+  readonly knex: Knex;
+  readonly db: Db;
+  readonly events: EventHub;
+  /** Realm rows, users and groups, per realm; and the API-key index. */
+  readonly realms: RealmCache;
+  /** Channels, subscriptions, default channels and folders, per realm. */
+  readonly channels: ChannelCache;
+  /** The caller's newest message ID and profile values (GET /users/me). */
+  readonly userState: UserStateCache;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Housekeeping to stop when the app closes (timers). */
+  readonly onClose: Array<() => void>;
+}

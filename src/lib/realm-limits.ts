@@ -1,0 +1,18 @@
+import type { RealmRow } from "../db/rows.js";
+
+/** Limits a client needs to know (/register and /server_settings), enforced by the server. */
+export const LIMITS = {
+  max_stream_name_length: 60,
+  max_stream_description_length: 1024,
+  max_channel_folder_name_length: 60,
+  max_channel_folder_description_length: 1024,
+  max_topic_length: 60,
+  max_message_length: 10000,
+  max_reminder_note_length: 1000,
+  max_bulk_new_subscription_messages: 100,
+} as const;
+
+export const DEFAULT_EMPTY_TOPIC_DISPLAY_NAME = "general chat";
+
+export const emptyTopicDisplayName = (realm: RealmRow) =>
+  realm.empty_topic_display_name ?? DEFAULT_EMPTY_TOPIC_DISPLAY_NAME;

@@ -1,0 +1,18 @@
+import type { Knex } from "knex";
+import type { App } from "../app.js";
+import type { UserRow } from "../db/rows.js";
+import type { QueueOptions } from "../events/types.js";
+import type { RealmSnapshot } from "../world/realm.js";
+
+export interface StateContext {
+  app: App;
+  /** Read through this (the consistent-read handle), never app.knex directly. */
+  knex: Knex;
+  user: UserRow;
+  realm: RealmSnapshot;
+  options: QueueOptions;
+  /** include_subscribers: true, false or "partial". */
+  includeSubscribers: boolean | "partial";
+}
+
+export type StateFetcher = (ctx: StateContext) => Promise<Record<string, unknown>>;

@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+// The import rule of src/, checked by `npm run lint` (plain JavaScript: it runs before any build).
+//
+//   cli, server   entry points and the composition root (server/create-app.ts builds the App)
+//   api           HTTP endpoints: parse, authorize through actions, present
+//   actions       check and do: validate, write in one transaction, emit events
+//   queries       reads that answer a request: the register state and message fetches
+//   presenters    pure functions of rows and snapshots: wire records and events
+//   cache         process-wide caches of snapshots (realms, channels, user state)
+//   lib           domain helpers and queries (narrows, unread counts, validation)
+//   permissions   every access and group-setting rule, written once
+//   world         the in-memory picture rules are evaluated against (realm and channel
+//                 snapshots, roles, system groups)
+//   render        Markdown to HTML, pure
+//   db            Knex, transactions, rows, the outbox, SQLite specifics
+//   base          config, errors, logger, clock, params (the parameter DSL), events/types.ts
+//
+// Each layer imports only the layers below it. `http` (request parsing, auth) and `events`
+// (queues, hub, flavours) are infrastructure: the layers above actions use them, actions
+// and everything below never do. `app.ts` (the App interface) is the context that api,
+// actions, queries, http, events and the entry points receive. Type imports count, and no
+// files may import each other in a circle.
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), "../..");
+const src = join(root, "src");
+
+const BASE = new Set(["config.ts", "errors.ts", "logger.ts", "clock.ts", "params.ts", "events/types.ts"]);
+
+/** The layer of a file (path relative to src/). */
+function layerOf(file) {
+  if (BASE.has(file)) return "base";
+  return file.includes("/") ? file.slice(0, file.indexOf("/")) : file.replace(/\.ts$/, "");
+}
+
+const ORDER = [
+  "api",
+  "actions",
+  "queries",
+  "presenters",
+  "cache",
+  "lib",
+  "permissions",
+  "world",
+  "render",
+  "db",
+];
+const below = (layer) => ORDER.slice(ORDER.indexOf(layer) + 1);
+
+/** Which layers each layer may import (besides itself and base). */
+const ALLOWED = {
+  cli: ["server", "app", "http", "events", ...ORDER],
+  server: ["app", "http", "events", ...ORDER],
+  api: ["app", "http", "events", ...below("api")],
+  http: ["app", ...below("queries")],
+  events: ["app", ...below("actions")],
+  app: ["events", "cache", "db"],
+  ...Object.fromEntries(
+    ORDER.slice(1).map((layer) => [
+      layer,
+      ["actions", "queries"].includes(layer) ? ["app", ...below(layer)] : below(layer),
+    ]),
+  ),
+  base: [],
+};
+
+function walk(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? walk(path) : path.endsWith(".ts") ? [path] : [];
+  });
+}
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*"(\.[^"]+)"|\bimport\(\s*"(\.[^"]+)"\s*\)/g;
+
+const files = walk(src).map((path) => relative(src, path));
+const graph = new Map();
+const problems = [];
+for (const file of files) {
+  const text = readFileSync(join(src, file), "utf8");
+  const targets = [];
+  for (const match of text.matchAll(IMPORT)) {
+    const spec = match[1] ?? match[2];
+    const target = relative(src, resolve(join(src, dirname(file)), spec)).replace(/\.js$/, ".ts");
+    if (target.startsWith("..")) continue;
+    targets.push(target);
+    const from = layerOf(file);
+    const to = layerOf(target);
+    const allowed = from === to || to === "base" || ALLOWED[from]?.includes(to);
+    if (!allowed) problems.push(`${file} imports ${target}: ${from} may not import ${to}`);
+  }
+  graph.set(file, targets);
+}
+
+// Circles: Tarjan's strongly connected components.
+let index = 0;
+const stack = [];
+const info = new Map();
+function connect(node) {
+  info.set(node, { index, low: index, onStack: true });
+  index++;
+  stack.push(node);
+  for (const next of graph.get(node) ?? []) {
+    if (!graph.has(next)) continue;
+    if (!info.has(next)) {
+      connect(next);
+      info.get(node).low = Math.min(info.get(node).low, info.get(next).low);
+    } else if (info.get(next).onStack) {
+      info.get(node).low = Math.min(info.get(node).low, info.get(next).index);
+    }
+  }
+  if (info.get(node).low === info.get(node).index) {
+    const members = [];
+    let member;
+    do {
+      member = stack.pop();
+      info.get(member).onStack = false;
+      members.push(member);
+    } while (member !== node);
+    if (members.length > 1) problems.push(`circle: ${members.sort().join(" -> ")}`);
+  }
+}
+for (const file of graph.keys()) if (!info.has(file)) connect(file);
+
+if (problems.length > 0) {
+  console.error(`Import rule broken (see test/lint/layers.mjs):\n  ${problems.join("\n  ")}`);
+  process.exit(1);
+}
