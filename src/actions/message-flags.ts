@@ -1,11 +1,21 @@
+import type { App } from "../app.js";
 import type { Tx } from "../db/tx.js";
 import type { UserRow } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { bulkInsert } from "../db/insert.js";
 import { accessChannelById, type ChannelWorld } from "../permissions/channel-access.js";
 import { MESSAGE_FLAG_BITS, type MessageFlag } from "../lib/message-flags.js";
-import { canReadChannelHistory } from "../lib/narrow/index.js";
+import {
+  canReadChannelHistory,
+  checkRange,
+  fetchRange,
+  parseAnchor,
+  resolveAnchor,
+  resolveNarrow,
+  type NarrowTerm,
+} from "../lib/narrow/index.js";
 import { conversationsOf, loadUnreadRows, unreadMessageDetails } from "../lib/unread.js";
+import type { RealmSnapshot } from "../world/realm.js";
 
 export type FlagOp = "add" | "remove";
 
@@ -22,6 +32,9 @@ const NON_EDITABLE: ReadonlySet<string> = new Set([
 ]);
 /** Flags that exist in the bitfield but are never a client's business. */
 const INTERNAL: ReadonlySet<string> = new Set(["is_private", "active_mobile_push_notification"]);
+
+/** Zulip's MAX_MESSAGES_PER_UPDATE for flags/narrow. */
+const MAX_MESSAGES_PER_UPDATE = 5000;
 
 const READ = MESSAGE_FLAG_BITS.read;
 const HISTORICAL = MESSAGE_FLAG_BITS.historical;
@@ -210,4 +223,89 @@ export async function checkReadScope(
     .first<{ id: number } | undefined>("m.id");
   if (!found) throw badRequest(`No such topic '${topic}'`);
   return { kind: "channel", channelId, topic };
+}
+
+/** POST /messages/flags: changes a flag of the listed messages. */
+export async function checkUpdateMessageFlags(
+  app: App,
+  realm: RealmSnapshot,
+  user: UserRow,
+  change: { bit: number; op: FlagOp; flag: MessageFlag },
+  messageIds: readonly number[],
+): Promise<FlagChangeResult> {
+  return app.db.transaction(async (tx) => {
+    const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
+    return doUpdateMessageFlags(tx, world, user, change, messageIds);
+  });
+}
+
+/** The anchor window of POST /messages/flags/narrow, as the client asked for it. */
+export interface FlagWindow {
+  anchor: string;
+  includeAnchor: boolean;
+  numBefore: number;
+  numAfter: number;
+}
+
+export interface NarrowFlagChangeResult extends FlagChangeResult {
+  /** The user's messages in the window, ascending: what was processed. */
+  processed: number[];
+  foundOldest: boolean;
+  foundNewest: boolean;
+}
+
+/**
+ * POST /messages/flags/narrow: changes a flag of the user's messages in an anchor window
+ * of a narrow. The window is clamped to MAX_MESSAGES_PER_UPDATE.
+ */
+export async function checkUpdateMessageFlagsForNarrow(
+  app: App,
+  realm: RealmSnapshot,
+  user: UserRow,
+  change: { bit: number; op: FlagOp; flag: MessageFlag },
+  narrowTerms: NarrowTerm[],
+  window: FlagWindow,
+): Promise<NarrowFlagChangeResult> {
+  const requested = parseAnchor(window.anchor);
+  // The server may lower the window (Zulip's clamp), never raise it.
+  const numBefore = Math.min(
+    window.numBefore,
+    Math.max(MAX_MESSAGES_PER_UPDATE - window.numAfter, MAX_MESSAGES_PER_UPDATE / 2),
+  );
+  const numAfter = Math.min(window.numAfter, MAX_MESSAGES_PER_UPDATE - numBefore);
+  checkRange(numBefore, numAfter, window.includeAnchor);
+  return app.db.transaction(async (tx) => {
+    const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
+    const scope = { knex: tx.knex, world, user };
+    const narrow = await resolveNarrow(scope, narrowTerms);
+    const anchor = await resolveAnchor(scope, narrow, requested);
+    const range = await fetchRange(
+      scope,
+      narrow,
+      { anchor, numBefore, numAfter, includeAnchor: window.includeAnchor },
+      { userMessagesOnly: true },
+    );
+    const ids = range.rows.map((row) => row.id);
+    const result = await doUpdateMessageFlags(tx, world, user, change, ids);
+    return { ...result, processed: ids, foundOldest: range.foundOldest, foundNewest: range.foundNewest };
+  });
+}
+
+/**
+ * mark_all_as_read (no channel), mark_stream_as_read (a channel) and mark_topic_as_read
+ * (a channel and topic): checks the scope and marks it read in one transaction.
+ */
+export async function checkMarkAsRead(
+  app: App,
+  realm: RealmSnapshot,
+  user: UserRow,
+  channelId?: number,
+  topic?: string,
+): Promise<number[]> {
+  if (channelId === undefined) return app.db.transaction((tx) => doMarkAsRead(tx, user, { kind: "all" }));
+  return app.db.transaction(async (tx) => {
+    const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
+    const scope = await checkReadScope(tx, world, user, channelId, topic);
+    return doMarkAsRead(tx, user, scope);
+  });
 }
