@@ -10,8 +10,9 @@ import type { Logger } from "./logger.js";
 
 /**
  * Everything a request, an action or a CLI command needs, built once per process by
- * server/create-app.ts. Actions publish events only through `db` transactions; `events`
- * (the queues) is for the API's event endpoints and the server's lifecycle.
+ * server/create-app.ts. Actions publish events only through `db`: its transactions, or
+ * `db.publish` for ephemeral ones; `events` (the queues) is for the API's event endpoints
+ * and the server's lifecycle.
  */
 export interface App {
   readonly config: Config;

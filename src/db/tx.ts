@@ -61,6 +61,17 @@ export class Db {
   }
 
   /**
+   * Publishes an ephemeral event that belongs to no transaction and is never stored
+   * (typing notifications). It takes no write lock: the sink is synchronous, and a
+   * transaction's events are published in one synchronous run after its commit, so this
+   * event lands between two transactions' events, never among them. A process that writes
+   * to the outbox serves no queues, so there the event reaches nobody and is dropped.
+   */
+  publish(realmId: number, event: ChatEvent, recipients: EventRecipients): void {
+    if (!this.outbox) this.sink.send(realmId, event, recipients);
+  }
+
+  /**
    * Runs reads with no write transaction in between, e.g. /register's initial state
    * and its queue creation, so no event is both in the state and in the queue.
    */
