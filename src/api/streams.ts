@@ -2,57 +2,23 @@ import { checkCreateChannel } from "../actions/channel-create.js";
 import { checkArchiveChannel, checkUpdateChannel } from "../actions/channel-update.js";
 import { checkAddDefaultChannel, checkRemoveDefaultChannel } from "../actions/default-channels.js";
 import type { App } from "../app.js";
-import type { ChannelRow } from "../db/channel-rows.js";
 import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
 import { check, p, pathInt } from "../params.js";
 import {
   accessChannelById,
   accessChannelByName,
-  canAccessChannelContent,
-  canAccessChannelMetadata,
-  isArchived,
-  isPrivate,
-  isWebPublic,
   subscriberAccessError,
   type ChannelWorld,
 } from "../permissions/channel-access.js";
 import { channelDescriptionParam, retentionDaysParam, topicsPolicyParam } from "../lib/channel-validation.js";
 import type { RealmSnapshot } from "../world/realm.js";
-import { bool, type UserRow } from "../db/rows.js";
-import { isGuestRole } from "../world/roles.js";
 import { compareByName, presentChannel } from "../presenters/channels.js";
+import { channelsForUser } from "../queries/channels.js";
 import { creationFrom, creationParams, groupUpdateParams, pickGroupSettings } from "./channel-params.js";
 
 async function worldOf(app: App, realm: RealmSnapshot): Promise<ChannelWorld> {
   return { realm, channels: await app.channels.get(app.knex, realm.id) };
-}
-
-interface StreamsQuery {
-  include_public: boolean;
-  include_web_public: boolean;
-  include_subscribed: boolean;
-  exclude_archived: boolean;
-  include_all: boolean;
-  include_owner_subscribed: boolean;
-  include_can_access_content: boolean;
-}
-
-/** Zulip's get_streams_for_user: the union of the requested sources. */
-function channelsForUser(world: ChannelWorld, user: UserRow, q: StreamsQuery): ChannelRow[] {
-  const candidates = [...world.channels.channels.values()].filter(
-    (c) => !q.exclude_archived || !isArchived(c),
-  );
-  if (q.include_all) return candidates.filter((c) => canAccessChannelMetadata(world, user, c));
-  const owner = q.include_owner_subscribed && bool(user.is_bot) ? user.bot_owner_id : null;
-  const includePublic = q.include_public && !isGuestRole(user.role);
-  return candidates.filter((c) => {
-    if (owner !== null && world.channels.isSubscribed(owner, c.id)) return true;
-    if (q.include_can_access_content) return canAccessChannelContent(world, user, c);
-    if (q.include_subscribed && world.channels.isSubscribed(user.id, c.id)) return true;
-    if (includePublic && !isPrivate(c)) return true;
-    return q.include_web_public && isWebPublic(c) && !isArchived(c);
-  });
 }
 
 export const getStreams = defineEndpoint({

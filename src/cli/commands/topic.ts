@@ -2,6 +2,7 @@ import chalk from "chalk";
 import { Command } from "commander";
 import { deleteTopicRound } from "../../actions/message-delete.js";
 import { bool } from "../../db/rows.js";
+import { countTopicMessages } from "../../queries/topics.js";
 import { isOwnerRole } from "../../world/roles.js";
 import { configFor, withApp } from "../context.js";
 import { CliError, printJson, printLine } from "../output.js";
@@ -32,14 +33,7 @@ const deleteCommand = new Command("delete")
       if (!owner) throw new CliError("this realm has no active owner");
       const channel = (await app.channels.get(app.knex, realm.id)).channelByName(opts.channel);
       if (!channel) throw new CliError(`no channel named ${opts.channel}`);
-      const total = Number(
-        (
-          await app
-            .knex("messages")
-            .where({ stream_id: channel.id, topic_key: opts.topic.toLowerCase() })
-            .count<Array<{ n: number }>>("* as n")
-        )[0]?.n ?? 0,
-      );
+      const total = await countTopicMessages(app.knex, channel.id, opts.topic);
       let deleted = 0;
       const interactive = process.stderr.isTTY && !opts.json;
       for (;;) {
