@@ -387,7 +387,10 @@ export async function checkUpdateUser(
 
 // ---- deactivation ----
 
-/** Deactivates a user and the active bots they own; their event queues are dropped. */
+/**
+ * Deactivates a user and the active bots they own. The event hub drops their event
+ * queues when it publishes the deactivation events.
+ */
 export async function doDeactivateUser(app: App, tx: Tx, target: UserRow): Promise<void> {
   const snapshot = await app.realms.get(tx.knex, target.realm_id);
   const bots = [...snapshot.users].filter(
@@ -403,7 +406,6 @@ export async function doDeactivateUser(app: App, tx: Tx, target: UserRow): Promi
     );
     sendMembershipEventsForActivation(tx, snapshot, user.id, false);
     await sendSubscriberActivationEvents(app, tx, snapshot, user.id, "peer_remove");
-    tx.afterCommit(() => app.events.deleteQueuesOfUser(user.id));
   }
   tx.afterCommit(() => app.realms.invalidate(target.realm_id));
 }

@@ -7,6 +7,13 @@ import { flavourFor } from "./flavours.js";
 import { EventQueue, type QueuedEvent, type QueueSnapshot } from "./queue.js";
 import type { ChatEvent, EventRecipients, QueueOptions } from "./types.js";
 
+/** The user a `realm_user` update deactivates, if it does. */
+function deactivatedUserId(event: ChatEvent): number | null {
+  if (event.type !== "realm_user" || event.op !== "update") return null;
+  const person = event.person as { user_id: number; is_active?: boolean };
+  return person.is_active === false ? person.user_id : null;
+}
+
 export interface HubSettings {
   heartbeatMs: number;
   gcIntervalMs: number;
@@ -69,12 +76,16 @@ export class EventHub implements EventSink {
     if (own?.size === 0) this.queuesByUser.delete(queue.userId);
   }
 
-  /** Drops every queue of a user (deactivation, credential reset). */
+  /** Drops every queue of a user. */
   deleteQueuesOfUser(userId: number): void {
     for (const queue of [...(this.queuesByUser.get(userId) ?? [])]) this.deleteQueue(queue);
   }
 
   send(realmId: number, event: ChatEvent, recipients: EventRecipients): void {
+    // A deactivated user's queues go with the event that announces it, so deactivation
+    // drops them wherever it happened (an admin command's events arrive via the outbox).
+    const deactivated = deactivatedUserId(event);
+    if (deactivated !== null) this.deleteQueuesOfUser(deactivated);
     const flavour = flavourFor(event.type);
     const perUser: ReadonlyMap<number, Record<string, unknown>> | null =
       recipients instanceof Map ? (recipients as ReadonlyMap<number, Record<string, unknown>>) : null;

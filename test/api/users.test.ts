@@ -624,6 +624,26 @@ describe("users: deactivation and reactivation", function () {
     expect(() => server.app.events.getQueue(hamletQueue.queue_id as string, hamlet.id)).to.throw();
   });
 
+  it("drops the queues of the user and their bots, and no one else's", async function () {
+    const { realm, u } = await fresh();
+    const hamlet = u("hamlet");
+    const bot = await server.factory.user(realm.id, "fool-bot", 400, { isBot: true, botOwnerId: hamlet.id });
+    const hamletQueue = (await register(hamlet.client)).queue_id as string;
+    const botQueue = (await register(bot.client)).queue_id as string;
+    const othelloQueue = (await register(u("othello").client)).queue_id as string;
+    expectSuccess(await u("iago").client.delete(`/users/${hamlet.id}`));
+    expect(() => server.app.events.getQueue(botQueue, bot.id)).to.throw();
+    await pendingEvents(u("othello").client, othelloQueue); // still there
+    // Deactivated users cannot authenticate; once reactivated, the old queue is gone.
+    expectSuccess(await u("iago").client.post(`/users/${hamlet.id}/reactivate`));
+    expectError(
+      await hamlet.client.get("/events", { queue_id: hamletQueue, last_event_id: -1, dont_block: true }),
+      400,
+      `Bad event queue ID: ${hamletQueue}`,
+      "BAD_EVENT_QUEUE_ID",
+    );
+  });
+
   it("is for administrators; owners are deactivated only by owners", async function () {
     const { u } = await fresh();
     for (const caller of ["hamlet", "prospero", "polonius"]) {

@@ -322,6 +322,81 @@ describe("the chatd CLI", function () {
     }
   });
 
+  it("a user the CLI deactivates loses their event queues on the running server", async function () {
+    const init = JSON.parse(chatd(initArgs(dataDir)).stdout) as { api_key: string; email: string };
+    const yorick = ["--email", "yorick@zulip.test"];
+    const create = [
+      "user",
+      "create",
+      "--no-input",
+      ...yorick,
+      "--full-name",
+      "Yorick",
+      "--password",
+      "alas-poor",
+    ];
+    expect(chatd(["--data-dir", dataDir, ...create]).code).to.equal(0);
+    const key = JSON.parse(chatd(["--data-dir", dataDir, "api-key", ...yorick, "--json"]).stdout) as {
+      api_key: string;
+    };
+    const port = await freePort();
+    const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "serve", "--port", String(port)], {
+      env: { ...process.env, CHATD_LOG_LEVEL: "warn" },
+      stdio: "ignore",
+    });
+    const url = `http://127.0.0.1:${port}`;
+    const basic = (email: string, apiKey: string) => ({
+      authorization: `Basic ${Buffer.from(`${email}:${apiKey}`).toString("base64")}`,
+    });
+    const owner = basic(init.email, init.api_key);
+    const user = basic("yorick@zulip.test", key.api_key);
+    const registerQueue = async (auth: Record<string, string>) =>
+      (
+        (await (
+          await fetch(`${url}/api/v1/register`, {
+            method: "POST",
+            headers: { ...auth, "content-type": "application/x-www-form-urlencoded" },
+            body: new URLSearchParams({ event_types: JSON.stringify(["realm_user"]) }),
+          })
+        ).json()) as { queue_id: string }
+      ).queue_id;
+    const poll = async (auth: Record<string, string>, queueId: string) => {
+      const query = new URLSearchParams({ queue_id: queueId, last_event_id: "-1", dont_block: "true" });
+      return (await (await fetch(`${url}/api/v1/events?${query.toString()}`, { headers: auth })).json()) as {
+        result: string;
+        code?: string;
+        events: Array<{ person: { is_active: boolean } }>;
+      };
+    };
+    /** Waits until the owner's queue holds `count` realm_user events (the outbox is drained). */
+    const ownerSees = async (queueId: string, count: number) => {
+      for (let i = 0; i < 50; i++) {
+        const events = (await poll(owner, queueId)).events;
+        if (events.length >= count) return events.map((e) => e.person.is_active);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error("the server never published the command's events");
+    };
+    try {
+      await waitForServer(url, child);
+      const ownerQueue = await registerQueue(owner);
+      const userQueue = await registerQueue(user);
+      expect((await poll(user, userQueue)).result).to.equal("success");
+      expect(chatd(["--data-dir", dataDir, "user", "deactivate", ...yorick]).code).to.equal(0);
+      expect(await ownerSees(ownerQueue, 1)).to.deep.equal([false]);
+      // A deactivated user cannot authenticate at all; once reactivated, the old queue is gone.
+      expect(chatd(["--data-dir", dataDir, "user", "reactivate", ...yorick]).code).to.equal(0);
+      expect(await ownerSees(ownerQueue, 2)).to.deep.equal([false, true]);
+      const after = await poll(user, userQueue);
+      expect(after).to.include({ result: "error", code: "BAD_EVENT_QUEUE_ID" });
+      // A queue registered after reactivation works.
+      expect((await poll(user, await registerQueue(user))).result).to.equal("success");
+    } finally {
+      child.kill("SIGTERM");
+      await exited(child);
+    }
+  });
+
   it("serve refuses to start without a realm", function () {
     const res = chatd(["--data-dir", dataDir, "serve", "--port", "0"]);
     expect(res.code).to.equal(1);
