@@ -17,12 +17,12 @@ import {
   checkTopicsPolicyPermission,
   doAddDefaultChannels,
   doCreateChannel,
-  loadChannelWorld,
   notAllowedForGuests,
   prepareChannelCreation,
   type ChannelCreationParams,
 } from "./channels.js";
 import { doAddSubscriptions, resolvePrincipals } from "./subscriptions.js";
+import { loadWorld } from "../cache/world.js";
 
 export interface CreateChannelRequest {
   name: string;
@@ -43,7 +43,7 @@ export async function checkCreateChannel(
 ): Promise<number> {
   if (isGuestRole(actor.role)) throw notAllowedForGuests();
   return app.db.transaction(async (tx) => {
-    const world = await loadChannelWorld(app, tx, actor.realm_id);
+    const world = await loadWorld(app, tx.knex, actor.realm_id);
     const name = checkChannelName(req.name);
     if (world.channels.channelByName(name)) throw channelAlreadyExists(name);
     if (typeof req.creation.folder_id === "number") checkFolderId(world.channels, req.creation.folder_id);

@@ -9,7 +9,8 @@ import { checkChannelFolderName } from "../lib/channel-validation.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { presentChannelFolder } from "../presenters/channels.js";
 import { renderMarkdown } from "../render/markdown.js";
-import { invalidFolderId, invalidateChannels, loadChannelWorld } from "./channels.js";
+import { invalidFolderId, invalidateChannels } from "./channels.js";
+import { loadWorld } from "../cache/world.js";
 
 /** Folders are everybody's business: every active user, guests included, is told. */
 const folderEventRecipients = (realm: RealmSnapshot) =>
@@ -32,7 +33,7 @@ export async function checkCreateChannelFolder(
 ): Promise<number> {
   const name = checkChannelFolderName(rawName);
   return app.db.transaction(async (tx) => {
-    const world = await loadChannelWorld(app, tx, actor.realm_id);
+    const world = await loadWorld(app, tx.knex, actor.realm_id);
     checkFolderNameAvailable(world.channels, name);
     return doCreateChannelFolder(app, tx, world.realm, world.channels, actor, name, description);
   });
@@ -87,7 +88,7 @@ export async function checkUpdateChannelFolder(
   req: UpdateChannelFolderRequest,
 ): Promise<void> {
   await app.db.transaction(async (tx) => {
-    const world = await loadChannelWorld(app, tx, actor.realm_id);
+    const world = await loadWorld(app, tx.knex, actor.realm_id);
     const folder = world.channels.folders.get(folderId);
     if (!folder) throw invalidFolderId();
     const changes: Array<Record<string, unknown>> = [];
@@ -142,7 +143,7 @@ export async function checkReorderChannelFolders(
   order: readonly number[],
 ): Promise<void> {
   await app.db.transaction(async (tx) => {
-    const world = await loadChannelWorld(app, tx, actor.realm_id);
+    const world = await loadWorld(app, tx.knex, actor.realm_id);
     const ids = new Set(order);
     const all = world.channels.folders;
     if (ids.size !== order.length || ids.size !== all.size || order.some((id) => !all.has(id))) {

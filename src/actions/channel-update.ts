@@ -58,9 +58,9 @@ import {
   doAddDefaultChannels,
   doRemoveDefaultChannel,
   invalidateChannels,
-  loadChannelWorld,
   webPublicChannelsEnabled,
 } from "./channels.js";
+import { loadWorld } from "../cache/world.js";
 
 export interface UpdateChannelRequest {
   description?: string;
@@ -129,7 +129,7 @@ export async function checkUpdateChannel(
   req: UpdateChannelRequest,
 ): Promise<void> {
   await app.db.transaction(async (tx) => {
-    const world = await loadChannelWorld(app, tx, actor.realm_id);
+    const world = await loadWorld(app, tx.knex, actor.realm_id);
     const channel = accessChannelForAdministration(world, actor, channelId);
     const changes = await validateChannelUpdate(app, tx, world, actor, channel, req);
     await doUpdateChannel(app, tx, world, actor, channel, changes);
@@ -466,7 +466,7 @@ const REALM_CHANNEL_FIELDS = [
  */
 export async function checkArchiveChannel(app: App, actor: UserRow, channelId: number): Promise<void> {
   await app.db.transaction(async (tx) => {
-    const world = await loadChannelWorld(app, tx, actor.realm_id);
+    const world = await loadWorld(app, tx.knex, actor.realm_id);
     const channel = accessChannelForAdministration(world, actor, channelId);
     if (isArchived(channel)) throw badRequest("Channel is already deactivated");
     await doArchiveChannel(app, tx, world, channel);

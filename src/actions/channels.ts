@@ -21,14 +21,6 @@ import {
   type ChannelGroupValues,
 } from "./channel-groups.js";
 
-/** Loads what channel actions read, through the transaction's knex. */
-export async function loadChannelWorld(app: App, tx: Tx, realmId: number): Promise<ChannelWorld> {
-  return {
-    realm: await app.realms.get(tx.knex, realmId),
-    channels: await app.channels.get(tx.knex, realmId),
-  };
-}
-
 /** Clients see channels' and subscriptions' changes once committed: drop the cached ones. */
 export const invalidateChannels = (app: App, tx: Tx, realmId: number) =>
   tx.afterCommit(() => app.channels.invalidate(realmId));

@@ -4,11 +4,17 @@ import type { UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { removeFromIndex } from "../db/search-sqlite.js";
 import { badRequest } from "../errors.js";
-import { accessChannelById, channelViewerIds, type ChannelWorld } from "../permissions/channel-access.js";
-import { accessibleMessage, canReadChannelHistory } from "../lib/narrow/index.js";
+import {
+  accessChannelById,
+  canAccessChannelHistory,
+  channelViewerIds,
+  type ChannelWorld,
+} from "../permissions/channel-access.js";
+import { accessMessage } from "../lib/message-access.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { firstMessageIdEvent } from "../presenters/channel-events.js";
 import { userHasChannelPermission, userHasRealmPermission } from "../permissions/setting-permissions.js";
+import { loadWorld } from "../cache/world.js";
 
 /** What deleting a message needs to know of it. */
 export interface DeletedMessage {
@@ -56,7 +62,7 @@ export async function doDeleteMessages(
   if (channel) {
     for (const userId of world.channels.activeSubscriberIds(world.realm, channel.id)) {
       const user = world.realm.user(userId);
-      if (user && canReadChannelHistory(world, user, channel)) holders.add(userId);
+      if (user && canAccessChannelHistory(world, user, channel)) holders.add(userId);
     }
   }
   const event: Record<string, unknown> = {
@@ -127,9 +133,8 @@ export function checkDeleteMessage(
   messageId: number,
 ): Promise<void> {
   return app.db.transaction(async (tx) => {
-    const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
-    if (!(await accessibleMessage({ knex: tx.knex, world, user }, messageId)))
-      throw badRequest("Invalid message(s)");
+    const world = await loadWorld(app, tx.knex, realm);
+    await accessMessage({ knex: tx.knex, world, user }, messageId);
     const message = await tx
       .knex("messages")
       .where("id", messageId)
@@ -157,7 +162,7 @@ export async function deleteTopicRound(
   let deleted = 0;
   for (;;) {
     const done = await app.db.transaction(async (tx) => {
-      const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
+      const world = await loadWorld(app, tx.knex, realm);
       const channel = accessChannelById(world, admin, channelId);
       const batch = tx
         .knex("messages as m")
@@ -166,7 +171,7 @@ export async function deleteTopicRound(
         .limit(batchSize)
         .select<DeletedMessage[]>(DELETED_MESSAGE_COLUMNS.map((c) => `m.${c}`));
       // Without access to the channel's history, only the messages the admin received.
-      if (!canReadChannelHistory(world, admin, channel))
+      if (!canAccessChannelHistory(world, admin, channel))
         batch.join("user_messages as um", "um.message_id", "m.id").where("um.user_id", admin.id);
       const messages = await batch;
       if (messages.length === 0) {

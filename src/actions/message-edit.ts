@@ -6,12 +6,13 @@ import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
 import {
   accessChannelById,
+  canAccessChannelHistory,
   checkCanPostToChannel,
   type ChannelWorld,
 } from "../permissions/channel-access.js";
 import { MESSAGE_FLAG_BITS, flagNames } from "../lib/message-flags.js";
 import { renderForSend } from "../lib/message-render.js";
-import { accessibleMessage, canReadChannelHistory } from "../lib/narrow/index.js";
+import { accessMessage } from "../lib/message-access.js";
 import { bulkInsert } from "../db/insert.js";
 import { refreshFirstMessageId } from "./message-delete.js";
 import type { RealmSnapshot } from "../world/realm.js";
@@ -20,6 +21,7 @@ import { isModeratorOrAbove } from "../world/roles.js";
 import { userHasChannelPermission, userHasRealmPermission } from "../permissions/setting-permissions.js";
 import { checkTopic, normalizeContent, truncateTopic } from "../lib/message-content.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
+import { loadWorld } from "../cache/world.js";
 
 export type PropagateMode = "change_one" | "change_later" | "change_all";
 
@@ -79,9 +81,8 @@ export function checkEditMessage(
   request: EditRequest,
 ): Promise<void> {
   return app.db.transaction(async (tx) => {
-    const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
-    if (!(await accessibleMessage({ knex: tx.knex, world, user }, messageId)))
-      throw badRequest("Invalid message(s)");
+    const world = await loadWorld(app, tx.knex, realm);
+    await accessMessage({ knex: tx.knex, world, user }, messageId);
     const message = await tx.knex("messages").where("id", messageId).first<EditedRow>(EDIT_COLUMNS);
     const realmRow = realm.realm;
     const mode = request.propagateMode;
@@ -331,9 +332,8 @@ export async function messageHistory(
 ): Promise<Array<Record<string, unknown>>> {
   if (!bool(realm.realm.allow_edit_history))
     throw badRequest("Message edit history is disabled in this organization");
-  const world = { realm, channels: await app.channels.get(app.knex, realm.id) };
-  if (!(await accessibleMessage({ knex: app.knex, world, user }, messageId)))
-    throw badRequest("Invalid message(s)");
+  const world = await loadWorld(app, app.knex, realm);
+  await accessMessage({ knex: app.knex, world, user }, messageId);
   const message = await app.knex("messages").where("id", messageId).first<EditedRow>(EDIT_COLUMNS);
   const edits = (
     message.edit_history === null ? [] : (JSON.parse(message.edit_history) as Array<Record<string, unknown>>)
@@ -399,7 +399,7 @@ async function moveToChannel(
     .select<EditedRow[]>(EDIT_COLUMNS.map((c) => `m.${c}`));
   if (mode === "change_one") query.where("m.id", message.id);
   else if (mode === "change_later") query.where("m.id", ">=", message.id);
-  if (!canReadChannelHistory(world, user, source))
+  if (!canAccessChannelHistory(world, user, source))
     query.join("user_messages as um", "um.message_id", "m.id").where("um.user_id", user.id);
   const rows = await query;
   const ids = rows.map((r) => r.id).sort((a, b) => a - b);
@@ -417,7 +417,7 @@ async function moveToChannel(
   const canRead = (userId: number) => {
     const holder = realm.user(userId);
     if (!holder || !bool(holder.is_active)) return false;
-    return world.channels.isSubscribed(userId, target.id) || canReadChannelHistory(world, holder, target);
+    return world.channels.isSubscribed(userId, target.id) || canAccessChannelHistory(world, holder, target);
   };
   const losers = [...oldHolders].filter((id) => !canRead(id));
   const gainers = world.channels.activeSubscriberIds(realm, target.id).filter((id) => !oldHolders.has(id));

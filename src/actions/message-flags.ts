@@ -6,7 +6,6 @@ import { bulkInsert } from "../db/insert.js";
 import { accessChannelById, type ChannelWorld } from "../permissions/channel-access.js";
 import { MESSAGE_FLAG_BITS, type MessageFlag } from "../lib/message-flags.js";
 import {
-  canReadChannelHistory,
   checkRange,
   fetchRange,
   parseAnchor,
@@ -16,6 +15,8 @@ import {
 } from "../lib/narrow/index.js";
 import { conversationsOf, loadUnreadRows, unreadMessageDetails } from "../lib/unread.js";
 import type { RealmSnapshot } from "../world/realm.js";
+import { accessMessages } from "../lib/message-access.js";
+import { loadWorld } from "../cache/world.js";
 
 export type FlagOp = "add" | "remove";
 
@@ -119,16 +120,7 @@ async function historicalRows(
   messageIds: readonly number[],
 ): Promise<number[]> {
   if (messageIds.length === 0) return [];
-  const heads = await tx
-    .knex("messages")
-    .whereIn("id", messageIds)
-    .where("realm_id", user.realm_id)
-    .select<Array<{ id: number; stream_id: number | null }>>("id", "stream_id");
-  const readable = heads.filter((head) => {
-    const channel = head.stream_id === null ? undefined : world.channels.channel(head.stream_id);
-    return channel !== undefined && canReadChannelHistory(world, user, channel);
-  });
-  if (readable.length !== messageIds.length) throw badRequest("Invalid message(s)");
+  const readable = await accessMessages({ knex: tx.knex, world, user }, messageIds);
   await bulkInsert(
     tx.knex,
     "user_messages",
@@ -234,7 +226,7 @@ export async function checkUpdateMessageFlags(
   messageIds: readonly number[],
 ): Promise<FlagChangeResult> {
   return app.db.transaction(async (tx) => {
-    const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
+    const world = await loadWorld(app, tx.knex, realm);
     return doUpdateMessageFlags(tx, world, user, change, messageIds);
   });
 }
@@ -275,7 +267,7 @@ export async function checkUpdateMessageFlagsForNarrow(
   const numAfter = Math.min(window.numAfter, MAX_MESSAGES_PER_UPDATE - numBefore);
   checkRange(numBefore, numAfter, window.includeAnchor);
   return app.db.transaction(async (tx) => {
-    const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
+    const world = await loadWorld(app, tx.knex, realm);
     const scope = { knex: tx.knex, world, user };
     const narrow = await resolveNarrow(scope, narrowTerms);
     const anchor = await resolveAnchor(scope, narrow, requested);
@@ -304,7 +296,7 @@ export async function checkMarkAsRead(
 ): Promise<number[]> {
   if (channelId === undefined) return app.db.transaction((tx) => doMarkAsRead(tx, user, { kind: "all" }));
   return app.db.transaction(async (tx) => {
-    const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
+    const world = await loadWorld(app, tx.knex, realm);
     const scope = await checkReadScope(tx, world, user, channelId, topic);
     return doMarkAsRead(tx, user, scope);
   });

@@ -44,6 +44,7 @@ import {
   type RenderedMessage,
   type TopicLink,
 } from "../render/message.js";
+import { loadWorld } from "../cache/world.js";
 
 /**
  * Sending messages, in two parts as Zulip's check_message / do_send_messages:
@@ -605,14 +606,6 @@ async function conversationExists(
   return row !== undefined;
 }
 
-/** The realm and channels as a request sees them (cached snapshots). */
-async function loadWorld(app: App, realmId: number): Promise<ChannelWorld> {
-  return {
-    realm: await app.realms.get(app.knex, realmId),
-    channels: await app.channels.get(app.knex, realmId),
-  };
-}
-
 function requestRenderScope(app: App, world: ChannelWorld, sender: UserRow): RenderScope {
   return {
     knex: app.knex,
@@ -634,7 +627,7 @@ export async function prepareMessage(
   sender: UserRow,
   req: SendMessageRequest,
 ): Promise<PreparedMessage> {
-  const world = await loadWorld(app, sender.realm_id);
+  const world = await loadWorld(app, app.knex, sender.realm_id);
   const { realm } = world;
   const readBySender = req.readBySender ?? defaultReadBySender(req.client);
   const readBy = new Set(readBySender ? [sender.id] : []);

@@ -3,11 +3,11 @@ import type { UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, JsonableError } from "../errors.js";
 import { checkEmoji, emojiByName, normalizeReactionType, type Emoji } from "../render/emoji.js";
-import type { ChannelWorld } from "../permissions/channel-access.js";
 import { messageAudience } from "../lib/message-audience.js";
 import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
-import { accessibleMessage } from "../lib/narrow/index.js";
+import { accessMessage } from "../lib/message-access.js";
 import type { RealmSnapshot } from "../world/realm.js";
+import { loadWorld } from "../cache/world.js";
 
 export interface ReactionRequest {
   emoji_name?: string;
@@ -19,12 +19,6 @@ const reactionAlreadyExists = () =>
   new JsonableError("Reaction already exists.", "REACTION_ALREADY_EXISTS", 400);
 const reactionDoesNotExist = () =>
   new JsonableError("Reaction doesn't exist.", "REACTION_DOES_NOT_EXIST", 400);
-
-async function accessMessage(tx: Tx, world: ChannelWorld, user: UserRow, messageId: number) {
-  const message = await accessibleMessage({ knex: tx.knex, world, user }, messageId);
-  if (!message) throw badRequest("Invalid message(s)");
-  return message;
-}
 
 /** The emoji a request names: the name decides a missing code or type. */
 async function requestedEmoji(tx: Tx, realmId: number, request: ReactionRequest & { emoji_name: string }) {
@@ -60,8 +54,8 @@ export function checkAddReaction(
   request: ReactionRequest & { emoji_name: string },
 ): Promise<void> {
   return app.db.transaction(async (tx) => {
-    const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
-    const message = await accessMessage(tx, world, user, messageId);
+    const world = await loadWorld(app, tx.knex, realm);
+    const message = await accessMessage({ knex: tx.knex, world, user }, messageId);
     let emoji: Emoji = await requestedEmoji(tx, realm.id, request);
     const same = { message_id: messageId, emoji_code: emoji.emoji_code, reaction_type: emoji.reaction_type };
     if (
@@ -100,8 +94,8 @@ export function checkRemoveReaction(
   request: ReactionRequest,
 ): Promise<void> {
   return app.db.transaction(async (tx) => {
-    const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
-    const message = await accessMessage(tx, world, user, messageId);
+    const world = await loadWorld(app, tx.knex, realm);
+    const message = await accessMessage({ knex: tx.knex, world, user }, messageId);
     if (request.emoji_name === undefined && request.emoji_code === undefined)
       throw badRequest("At least one of the following arguments must be present: emoji_name, emoji_code");
     let code = request.emoji_code;

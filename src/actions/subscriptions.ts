@@ -32,11 +32,11 @@ import {
   doAddDefaultChannels,
   doCreateChannel,
   invalidateChannels,
-  loadChannelWorld,
   notAllowedForGuests,
   prepareChannelCreation,
   type ChannelCreationParams,
 } from "./channels.js";
+import { loadWorld } from "../cache/world.js";
 
 /** Zulip's channel colour palette, handed out in order of what a user does not use yet. */
 export const CHANNEL_COLORS = [
@@ -289,7 +289,7 @@ export async function doRemoveSubscriptions(
 /** New (human) users join the realm's default channels; only others are told. */
 export async function doSubscribeToDefaultChannels(app: App, tx: Tx, user: UserRow): Promise<void> {
   if (bool(user.is_bot)) return;
-  const world = await loadChannelWorld(app, tx, user.realm_id);
+  const world = await loadWorld(app, tx.knex, user.realm_id);
   const channels = [...world.channels.defaultChannelIds]
     .map((id) => world.channels.channel(id))
     .filter((c): c is ChannelRow => c !== undefined && !isArchived(c));
@@ -354,7 +354,7 @@ export async function checkSubscribe(
     if (sub.color !== undefined) checkColor(sub.color, `subscriptions[${i}]["color"]`);
   }
   return app.db.transaction(async (tx) => {
-    let world = await loadChannelWorld(app, tx, actor.realm_id);
+    let world = await loadWorld(app, tx.knex, actor.realm_id);
     if (req.creation.folder_id !== undefined && req.creation.folder_id !== null) {
       checkFolderId(world.channels, req.creation.folder_id);
     }
@@ -471,7 +471,7 @@ export async function checkUnsubscribe(
   principals: readonly Principal[] | undefined,
 ): Promise<{ removed: string[]; not_removed: string[] }> {
   return app.db.transaction(async (tx) => {
-    const world = await loadChannelWorld(app, tx, actor.realm_id);
+    const world = await loadWorld(app, tx.knex, actor.realm_id);
     const users = principals && principals.length > 0 ? resolvePrincipals(world, principals) : [actor];
     const unsubscribingOthers = users.some((u) => u.id !== actor.id && u.bot_owner_id !== actor.id);
     const stripped = names.map((n) => n.trim());
@@ -548,7 +548,7 @@ export async function checkUpdateSubscriptionProperties(
 ): Promise<void> {
   const valid = changes.map(validatePropertyChange);
   await app.db.transaction(async (tx) => {
-    const world = await loadChannelWorld(app, tx, actor.realm_id);
+    const world = await loadWorld(app, tx.knex, actor.realm_id);
     const realmId = actor.realm_id;
     for (const change of valid) {
       const channel = accessChannelById(world, actor, change.stream_id, { allowArchived: true });

@@ -3,6 +3,7 @@ import { bool, type UserRow } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { accessChannelById } from "../permissions/channel-access.js";
 import type { RealmSnapshot } from "../world/realm.js";
+import { loadWorld } from "../cache/world.js";
 
 /** Typing notifications: ephemeral events, published at once and never stored. */
 
@@ -21,7 +22,7 @@ export async function checkSendChannelTyping(
   topic: string,
 ): Promise<void> {
   const sender = { user_id: user.id, email: user.email };
-  const world = { realm, channels: await app.channels.get(app.knex, realm.id) };
+  const world = await loadWorld(app, app.knex, realm);
   const channel = accessChannelById(world, user, channelId);
   const subscribers = world.channels.activeSubscriberIds(realm, channel.id);
   if (subscribers.length <= MAX_CHANNEL_SIZE_FOR_TYPING) {

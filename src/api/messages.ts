@@ -1,9 +1,9 @@
-import { badRequest, JsonableError } from "../errors.js";
+import { badRequest, missingArgument } from "../errors.js";
 import { defineEndpoint, type AuthedContext } from "../http/endpoint.js";
 import { check, p, pathInt } from "../params.js";
 import { fetchMessageDicts, loadMessageRows, matchFields } from "../queries/message-fetch.js";
+import { accessMessage, invalidMessage } from "../lib/message-access.js";
 import {
-  accessibleMessage,
   checkRange,
   fetchRange,
   narrowParam,
@@ -13,16 +13,13 @@ import {
   resolveNarrow,
   type NarrowScope,
 } from "../lib/narrow/index.js";
+import { loadWorld } from "../cache/world.js";
 
 /** Reading messages: GET /messages, GET /messages/{id}, GET /messages/matches_narrow. */
 
 async function scopeOf(ctx: AuthedContext<unknown>): Promise<NarrowScope> {
   const { app, realm, user } = ctx;
-  return {
-    knex: app.knex,
-    world: { realm, channels: await app.channels.get(app.knex, realm.id) },
-    user,
-  };
+  return { knex: app.knex, world: await loadWorld(app, app.knex, realm), user };
 }
 
 export const getMessages = defineEndpoint({
@@ -49,8 +46,8 @@ export const getMessages = defineEndpoint({
           ? "first_unread"
           : undefined;
     if (requested === undefined) throw badRequest("Missing 'anchor' argument.");
-    if (params.num_before === undefined) throw missing("num_before");
-    if (params.num_after === undefined) throw missing("num_after");
+    if (params.num_before === undefined) throw missingArgument("num_before");
+    if (params.num_after === undefined) throw missingArgument("num_after");
     checkRange(params.num_before, params.num_after, params.include_anchor);
     const scope = await scopeOf(ctx);
     const narrow = await resolveNarrow(scope, params.narrow);
@@ -77,11 +74,6 @@ export const getMessages = defineEndpoint({
     };
   },
 });
-
-const missing = (name: string) =>
-  new JsonableError(`Missing '${name}' argument`, "REQUEST_VARIABLE_MISSING", 400, { var_name: name });
-
-const invalidMessage = () => badRequest("Invalid message(s)");
 
 /** GET /messages/matches_narrow: which of the given messages match the narrow. */
 export const getMessagesMatchesNarrow = defineEndpoint({
@@ -126,8 +118,7 @@ export const getMessage = defineEndpoint({
   },
   async handler(ctx) {
     const scope = await scopeOf(ctx);
-    const head = await accessibleMessage(scope, ctx.params.message_id);
-    if (!head) throw invalidMessage();
+    const head = await accessMessage(scope, ctx.params.message_id);
     const [message] = await fetchMessageDicts(scope.knex, scope.world, [{ id: head.id, flags: head.flags }], {
       applyMarkdown: ctx.params.apply_markdown,
       clientGravatar: false,

@@ -1,7 +1,6 @@
 import { checkCreateChannel } from "../actions/channel-create.js";
 import { checkArchiveChannel, checkUpdateChannel } from "../actions/channel-update.js";
 import { checkAddDefaultChannel, checkRemoveDefaultChannel } from "../actions/default-channels.js";
-import type { App } from "../app.js";
 import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
 import { check, p, pathInt } from "../params.js";
@@ -9,17 +8,12 @@ import {
   accessChannelById,
   accessChannelByName,
   subscriberAccessError,
-  type ChannelWorld,
 } from "../permissions/channel-access.js";
 import { channelDescriptionParam, retentionDaysParam, topicsPolicyParam } from "../lib/channel-validation.js";
-import type { RealmSnapshot } from "../world/realm.js";
 import { compareByName, presentChannel } from "../presenters/channels.js";
 import { channelsForUser } from "../queries/channels.js";
 import { creationFrom, creationParams, groupUpdateParams, pickGroupSettings } from "./channel-params.js";
-
-async function worldOf(app: App, realm: RealmSnapshot): Promise<ChannelWorld> {
-  return { realm, channels: await app.channels.get(app.knex, realm.id) };
-}
+import { loadWorld } from "../cache/world.js";
 
 export const getStreams = defineEndpoint({
   method: "GET",
@@ -37,7 +31,7 @@ export const getStreams = defineEndpoint({
     include_can_access_content: p.bool().default(false),
   },
   async handler({ app, user, realm, params }) {
-    const world = await worldOf(app, realm);
+    const world = await loadWorld(app, app.knex, realm);
     const channels = channelsForUser(world, user, {
       ...params,
       include_all: params.include_all || params.include_all_active,
@@ -57,7 +51,7 @@ export const getStream = defineEndpoint({
   auth: "user",
   params: { stream_id: pathInt() },
   async handler({ app, user, realm, params }) {
-    const world = await worldOf(app, realm);
+    const world = await loadWorld(app, app.knex, realm);
     const channel = accessChannelById(world, user, params.stream_id, { requireContentAccess: false });
     return { stream: presentChannel(realm, world.channels, channel) };
   },
@@ -69,7 +63,7 @@ export const getStreamId = defineEndpoint({
   auth: "user",
   params: { stream: p.str() },
   async handler({ app, user, realm, params }) {
-    const world = await worldOf(app, realm);
+    const world = await loadWorld(app, app.knex, realm);
     return { stream_id: accessChannelByName(world, user, params.stream).id };
   },
 });
@@ -80,7 +74,7 @@ export const getSubscribers = defineEndpoint({
   auth: "user",
   params: { stream_id: pathInt() },
   async handler({ app, user, realm, params }) {
-    const world = await worldOf(app, realm);
+    const world = await loadWorld(app, app.knex, realm);
     const channel = accessChannelById(world, user, params.stream_id, { requireContentAccess: false });
     const error = subscriberAccessError(world, user, channel);
     if (error) throw badRequest(error);

@@ -12,6 +12,7 @@ import { accessChannelById } from "../permissions/channel-access.js";
 import { gatherSubscriptions } from "../queries/subscriptions.js";
 import { LIMITS } from "../lib/realm-limits.js";
 import { creationFrom, creationParams, includeSubscribersParam, principalsParam } from "./channel-params.js";
+import { loadWorld } from "../cache/world.js";
 
 const subscriptionItem = check.dict({
   name: field.required(check.str()),
@@ -62,7 +63,7 @@ export const getSubscriptions = defineEndpoint({
   auth: "user",
   params: { include_subscribers: includeSubscribersParam().default(false) },
   async handler({ app, user, realm, params }) {
-    const world = { realm, channels: await app.channels.get(app.knex, realm.id) };
+    const world = await loadWorld(app, app.knex, realm);
     const lists = await gatherSubscriptions(
       app,
       app.knex,
@@ -104,7 +105,7 @@ export const getSubscriptionStatus = defineEndpoint({
   async handler({ app, user, realm, params }) {
     const target = accessUserById(realm, params.user_id);
     if (!bool(target.is_active)) throw badRequest("User is deactivated");
-    const world = { realm, channels: await app.channels.get(app.knex, realm.id) };
+    const world = await loadWorld(app, app.knex, realm);
     const channel = accessChannelById(world, user, params.stream_id, { requireContentAccess: false });
     return { is_subscribed: world.channels.isSubscribed(target.id, channel.id) };
   },

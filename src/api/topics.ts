@@ -3,6 +3,7 @@ import { p, pathInt } from "../params.js";
 import { accessChannelById } from "../permissions/channel-access.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { channelTopics } from "../queries/topics.js";
+import { loadWorld } from "../cache/world.js";
 
 /**
  * GET /users/me/{stream_id}/topics: the channel's topics, newest first, each named as
@@ -15,7 +16,7 @@ export const getChannelTopics = defineEndpoint({
   auth: "user",
   params: { stream_id: pathInt(), allow_empty_topic_name: p.bool().default(false) },
   async handler({ app, realm, user, params }) {
-    const world = { realm, channels: await app.channels.get(app.knex, realm.id) };
+    const world = await loadWorld(app, app.knex, realm);
     const channel = accessChannelById(world, user, params.stream_id);
     const topics = await channelTopics(app.knex, world, user, channel);
     const display = (name: string) =>

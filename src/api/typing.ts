@@ -1,10 +1,7 @@
 import { defineEndpoint } from "../http/endpoint.js";
 import { check, p } from "../params.js";
-import { badRequest, JsonableError } from "../errors.js";
+import { badRequest, missingArgument } from "../errors.js";
 import { checkSendChannelTyping, checkSendDirectTyping } from "../actions/typing.js";
-
-const missing = (name: string) =>
-  new JsonableError(`Missing '${name}' argument`, "REQUEST_VARIABLE_MISSING", 400, { var_name: name });
 
 /** POST /typing: typing start/stop notifications, for a direct conversation or a channel topic. */
 export const setTyping = defineEndpoint({
@@ -21,13 +18,13 @@ export const setTyping = defineEndpoint({
   async handler({ app, realm, user, params }) {
     if (params.op !== "start" && params.op !== "stop") throw badRequest("Invalid op");
     if (params.type === "stream" || params.type === "channel") {
-      if (params.stream_id === undefined) throw missing("stream_id");
+      if (params.stream_id === undefined) throw missingArgument("stream_id");
       if (params.topic === undefined) throw badRequest("Missing topic");
       await checkSendChannelTyping(app, realm, user, params.op, params.stream_id, params.topic);
       return {};
     }
     if (params.type !== "direct" && params.type !== "private") throw badRequest("Invalid type");
-    if (params.to === undefined) throw missing("to");
+    if (params.to === undefined) throw missingArgument("to");
     checkSendDirectTyping(app, realm, user, params.op, params.to);
     return {};
   },

@@ -1,6 +1,5 @@
 import type { Knex } from "knex";
-import type { ChannelWorld } from "../permissions/channel-access.js";
-import { canReadChannelHistory } from "./narrow/index.js";
+import { canAccessChannelHistory, type ChannelWorld } from "../permissions/channel-access.js";
 
 /**
  * Who hears about a change to a message (reactions, deletion): everyone who has it, plus,
@@ -18,7 +17,7 @@ export async function messageAudience(
   if (channel) {
     for (const userId of world.channels.activeSubscriberIds(world.realm, channel.id)) {
       const user = world.realm.user(userId);
-      if (user && canReadChannelHistory(world, user, channel)) audience.add(userId);
+      if (user && canAccessChannelHistory(world, user, channel)) audience.add(userId);
     }
   }
   return [...audience].sort((a, b) => a - b);

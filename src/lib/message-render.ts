@@ -1,7 +1,6 @@
 import type { Knex } from "knex";
 import type { ChannelRow } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
-import { isGuestRole } from "../world/roles.js";
 import { emptyTopicDisplayName } from "./realm-limits.js";
 import {
   renderMessage,
@@ -15,9 +14,8 @@ import {
 import type { ChannelSnapshot } from "../world/channels.js";
 import {
   canAccessChannelContent,
+  canAccessChannelHistory,
   canAccessChannelMetadata,
-  isPrivate,
-  isWebPublic,
 } from "../permissions/channel-access.js";
 import type { RealmSnapshot } from "../world/realm.js";
 
@@ -60,17 +58,16 @@ function canSeeChannel(scope: RenderScope, channel: ChannelRow): boolean {
 }
 
 /**
- * Which of a channel's messages the sender may read: all of them (Zulip's
- * can_access_stream_history), only those it received, or none.
+ * Which of a channel's messages the sender may link to: all of them (it may read the
+ * channel's history), only those it received, or none (no content access, as Zulip's
+ * MentionBackend: such channels get no message ID).
  */
 function historyAccess(scope: RenderScope, channel: ChannelRow): "all" | "own" | "none" {
   if (isSystemBot(scope.sender)) return "all";
   if (!scope.channels) return "none";
   const world = { realm: scope.realm, channels: scope.channels };
   if (!canAccessChannelContent(world, scope.sender, channel)) return "none";
-  if (isWebPublic(channel)) return "all";
-  if (!isPrivate(channel) && !isGuestRole(scope.sender.role)) return "all";
-  return bool(channel.history_public_to_subscribers) ? "all" : "own";
+  return canAccessChannelHistory(world, scope.sender, channel) ? "all" : "own";
 }
 
 async function loadChannels(

@@ -18,6 +18,7 @@ import type { RealmSnapshot } from "../world/realm.js";
  *   non-guests, or membership of can_subscribe_group / can_add_subscribers_group.
  *   Administration rights and the administrator role do not grant it.
  * - Guests see only web-public channels and channels they are subscribed to.
+ * - History access (messages never received): canAccessChannelHistory.
  *
  * A missing channel and a forbidden one give the same error, so IDs cannot be probed.
  * Every endpoint and every event-recipient computation about channels uses this module.
@@ -72,6 +73,20 @@ export function canAccessChannelContent(world: ChannelWorld, user: UserRow, chan
   if (isGuestRole(user.role)) return false;
   if (!isPrivate(channel)) return true;
   return hasContentAccessViaGroups(world.realm, user, channel);
+}
+
+/**
+ * Zulip's can_access_stream_history: may the user read the channel's messages it never
+ * received? Web-public channels: everyone; public channels: every non-guest; channels
+ * whose history is shared with subscribers: those with content access, unless archived;
+ * protected history: nobody. The caller has checked the channel is visible at all.
+ */
+export function canAccessChannelHistory(world: ChannelWorld, user: UserRow, channel: ChannelRow): boolean {
+  if (channel.realm_id !== user.realm_id) return false;
+  if (isWebPublic(channel)) return true;
+  if (!isPrivate(channel) && !isGuestRole(user.role)) return true;
+  if (!bool(channel.history_public_to_subscribers) || isArchived(channel)) return false;
+  return canAccessChannelContent(world, user, channel);
 }
 
 export interface AccessOptions {

@@ -3,12 +3,8 @@ import { badRequest, insufficientPermission } from "../errors.js";
 import type { GroupNode, RealmSnapshot } from "../world/realm.js";
 import { userHasPermission } from "./group-settings.js";
 import { isGuestRole } from "../world/roles.js";
-import {
-  REALM_GROUP_SETTINGS,
-  USER_GROUP_SETTINGS,
-  type RealmGroupSettingName,
-  type UserGroupSettingName,
-} from "./setting-registry.js";
+import { USER_GROUP_SETTINGS, type UserGroupSettingName } from "./setting-registry.js";
+import { userHasRealmPermission } from "./setting-permissions.js";
 
 /**
  * Who may read and change user groups, as Zulip's access_user_group_* helpers decide.
@@ -31,21 +27,11 @@ export function requireMemberOrAdmin(user: UserRow, options: { allowBots?: boole
   }
 }
 
-/** Does a realm-level group setting grant the user its permission? */
-export function hasRealmPermission(
-  snapshot: RealmSnapshot,
-  user: UserRow,
-  setting: RealmGroupSettingName,
-): boolean {
-  const groupId = snapshot.realm[`${setting}_id`] as number | null;
-  return userHasPermission(snapshot, user, groupId, REALM_GROUP_SETTINGS[setting]);
-}
-
 export const canCreateUserGroups = (snapshot: RealmSnapshot, user: UserRow) =>
-  hasRealmPermission(snapshot, user, "can_create_groups");
+  userHasRealmPermission(snapshot, user, "can_create_groups");
 
 export const canManageAllGroups = (snapshot: RealmSnapshot, user: UserRow) =>
-  hasRealmPermission(snapshot, user, "can_manage_all_groups");
+  userHasRealmPermission(snapshot, user, "can_manage_all_groups");
 
 /** The group a user group's setting points at (a named or an anonymous group). */
 export function userGroupSettingGroupId(

@@ -5,6 +5,7 @@ import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
 import { groupMembersById } from "../lib/direct-message-groups.js";
 import { unreadMessages } from "../lib/unread.js";
 import { maxMessageIdForUser } from "../lib/user-messages.js";
+import { loadWorld } from "../cache/world.js";
 
 /** Zulip's RECENT_CONVERSATIONS_LIMIT: how many of the newest direct messages are scanned. */
 export const RECENT_CONVERSATIONS_LIMIT = 1000;
@@ -77,6 +78,6 @@ export async function fetchRecentPrivateConversationsState(
 
 /** The `update_message_flags` fetch type: `unread_msgs` (Zulip sends it with `message`). */
 export async function fetchUnreadState(ctx: StateContext): Promise<Record<string, unknown>> {
-  const world = { realm: ctx.realm, channels: await ctx.app.channels.get(ctx.knex, ctx.realm.id) };
+  const world = await loadWorld(ctx.app, ctx.knex, ctx.realm);
   return { unread_msgs: await unreadMessages(ctx.knex, world, ctx.user.id) };
 }

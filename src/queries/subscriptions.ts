@@ -21,6 +21,7 @@ import {
   type ApiChannel,
   type SubscriberField,
 } from "../presenters/channels.js";
+import { loadWorld } from "../cache/world.js";
 
 /** Channels with fewer subscribers always get their full `subscribers` list (partial mode). */
 export const PARTIAL_SUBSCRIBERS_THRESHOLD = 250;
@@ -127,15 +128,11 @@ export async function gatherSubscriptions(
   };
 }
 
-async function worldFor(ctx: StateContext): Promise<ChannelWorld> {
-  return { realm: ctx.realm, channels: await ctx.app.channels.get(ctx.knex, ctx.realm.id) };
-}
-
 const archivedChannels = (ctx: StateContext) => hasCapability(ctx.options, "archived_channels");
 
 /** The `subscription` fetch type: subscriptions, unsubscribed, never_subscribed. */
 export async function fetchSubscriptionState(ctx: StateContext): Promise<Record<string, unknown>> {
-  const world = await worldFor(ctx);
+  const world = await loadWorld(ctx.app, ctx.knex, ctx.realm);
   return {
     ...(await gatherSubscriptions(
       ctx.app,
@@ -150,7 +147,7 @@ export async function fetchSubscriptionState(ctx: StateContext): Promise<Record<
 
 /** The `stream` fetch type: every channel the user may see (metadata access). */
 export async function fetchStreamState(ctx: StateContext): Promise<Record<string, unknown>> {
-  const world = await worldFor(ctx);
+  const world = await loadWorld(ctx.app, ctx.knex, ctx.realm);
   const archived = archivedChannels(ctx);
   const streams = [...world.channels.channels.values()]
     .filter((c) => (archived || !isArchived(c)) && canAccessChannelMetadata(world, ctx.user, c))
@@ -165,13 +162,13 @@ export const sortedFolders = (channels: ChannelSnapshot): ChannelFolderRow[] =>
 
 /** The `channel_folders` fetch type: every folder, archived ones too, in display order. */
 export async function fetchChannelFolderState(ctx: StateContext): Promise<Record<string, unknown>> {
-  const world = await worldFor(ctx);
+  const world = await loadWorld(ctx.app, ctx.knex, ctx.realm);
   return { channel_folders: sortedFolders(world.channels).map(presentChannelFolder) };
 }
 
 /** The `default_streams` fetch type: IDs of the default channels (none for guests). */
 export async function fetchDefaultStreamsState(ctx: StateContext): Promise<Record<string, unknown>> {
   if (isGuestRole(ctx.user.role)) return { realm_default_streams: [] };
-  const world = await worldFor(ctx);
+  const world = await loadWorld(ctx.app, ctx.knex, ctx.realm);
   return { realm_default_streams: [...world.channels.defaultChannelIds].sort((a, b) => a - b) };
 }

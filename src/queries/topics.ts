@@ -1,8 +1,7 @@
 import type { Knex } from "knex";
 import type { ChannelRow } from "../db/channel-rows.js";
 import type { UserRow } from "../db/rows.js";
-import { canReadChannelHistory } from "../lib/narrow/index.js";
-import type { ChannelWorld } from "../permissions/channel-access.js";
+import { canAccessChannelHistory, type ChannelWorld } from "../permissions/channel-access.js";
 
 /** Reads of a channel's topics. */
 
@@ -27,7 +26,7 @@ export async function channelTopics(
     .where("m.stream_id", channel.id)
     .groupBy("m.topic_key")
     .select<Array<{ max_id: number }>>(knex.raw("max(m.id) as max_id"));
-  if (!canReadChannelHistory(world, user, channel))
+  if (!canAccessChannelHistory(world, user, channel))
     latest.join("user_messages as um", "um.message_id", "m.id").where("um.user_id", user.id);
   const ids = (await latest).map((row) => Number(row.max_id));
   const names = new Map<number, string>();

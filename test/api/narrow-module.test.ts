@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { loadWorld } from "../../src/cache/world.js";
 import { JsonableError } from "../../src/errors.js";
 import {
   fetchRange,
@@ -34,12 +35,8 @@ describe("narrow module (parse, SQL, anchor window)", function () {
 
   async function scopeOf(user: TestUser): Promise<NarrowScope> {
     const app = server.app;
-    const realmSnapshot = await app.realms.get(app.knex, realm.id);
-    const world = {
-      realm: realmSnapshot,
-      channels: await app.channels.get(app.knex, realmSnapshot.realm.id),
-    };
-    return { knex: app.knex, world, user: realmSnapshot.user(user.id)! };
+    const world = await loadWorld(app, app.knex, realm.id);
+    return { knex: app.knex, world, user: world.realm.user(user.id)! };
   }
 
   it("parses the object and legacy array forms", function () {

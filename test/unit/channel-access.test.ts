@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { sendChannelAccessChanges } from "../../src/actions/channels.js";
+import { loadWorld } from "../../src/cache/world.js";
 import type { Tx } from "../../src/db/tx.js";
 import type { ChatEvent, EventRecipients } from "../../src/events/types.js";
 import {
@@ -21,10 +22,7 @@ describe("channel access rules", function () {
   let u: Cast;
   let ids: { open: number; closed: number; web: number; granted: number };
 
-  const world = async (): Promise<ChannelWorld> => ({
-    realm: await server.app.realms.get(server.app.knex, realm.id),
-    channels: await server.app.channels.get(server.app.knex, realm.id),
-  });
+  const world = (): Promise<ChannelWorld> => loadWorld(server.app, server.app.knex, realm.id);
 
   before(async function () {
     server = await startTestServer();

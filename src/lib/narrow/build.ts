@@ -4,12 +4,8 @@ import { bool, type UserRow } from "../../db/rows.js";
 import { whereMatches } from "../../db/search-sqlite.js";
 import { JsonableError } from "../../errors.js";
 import { isGuestRole } from "../../world/roles.js";
-import {
-  canAccessChannelContent,
-  isPrivate,
-  isWebPublic,
-  type ChannelWorld,
-} from "../../permissions/channel-access.js";
+import { canAccessChannelHistory, isPrivate, isWebPublic } from "../../permissions/channel-access.js";
+import { accessibleMessage, type AccessedMessage, type MessageAccessScope } from "../message-access.js";
 import { MESSAGE_FLAG_BITS as FLAG } from "../message-flags.js";
 import { parseSearchQuery, toFtsQuery, type SearchTerms } from "../search.js";
 import { badNarrow, type NarrowTerm } from "./parse.js";
@@ -23,12 +19,8 @@ import { badNarrow, type NarrowTerm } from "./parse.js";
  * and those it never received carry the `read` and `historical` flags.
  */
 
-export interface NarrowScope {
-  /** The transaction's or app's connection. */
-  knex: Knex;
-  world: ChannelWorld;
-  user: UserRow;
-}
+/** Who reads, through which connection: as for message access. */
+export type NarrowScope = MessageAccessScope;
 
 type Apply = (qb: Knex.QueryBuilder) => void;
 
@@ -82,11 +74,6 @@ function channelByOperand(scope: NarrowScope, operand: string | number): Channel
   };
   if (typeof operand === "number") return byId(operand);
   return channels.channelByName(operand) ?? (/^\d+$/.test(operand) ? byId(Number(operand)) : undefined);
-}
-
-/** Zulip's can_access_stream_history. */
-export function canReadChannelHistory(world: ChannelWorld, user: UserRow, channel: ChannelRow): boolean {
-  return bool(channel.history_public_to_subscribers) && canAccessChannelContent(world, user, channel);
 }
 
 async function personalRecipients(knex: Knex, userIds: readonly number[]): Promise<Map<number, number>> {
@@ -335,16 +322,8 @@ async function applyWith(scope: NarrowScope, terms: NarrowTerm[]): Promise<Narro
   return [{ operator: "dm", operand: participants, negated: false }, ...kept];
 }
 
-interface MessageHead {
-  id: number;
-  sender_id: number;
-  recipient_id: number;
-  stream_id: number | null;
-  topic: string;
-}
-
 /** The user IDs of a direct message's conversation. */
-async function directParticipants(knex: Knex, message: MessageHead): Promise<number[]> {
+async function directParticipants(knex: Knex, message: AccessedMessage): Promise<number[]> {
   const recipient = await knex("recipients")
     .where({ id: message.recipient_id })
     .first<{ type: number; type_id: number } | undefined>("type", "type_id");
@@ -354,35 +333,6 @@ async function directParticipants(knex: Knex, message: MessageHead): Promise<num
     .where({ id: recipient.type_id })
     .first<{ user_ids_key: string } | undefined>("user_ids_key");
   return group ? group.user_ids_key.split(",").map(Number) : [message.sender_id];
-}
-
-/**
- * A message the user may read (Zulip's access_message): one it received, or a message
- * of a channel whose history it may read. Undefined otherwise (or if missing).
- */
-export async function accessibleMessage(
-  scope: NarrowScope,
-  messageId: number,
-): Promise<(MessageHead & { flags: number | null }) | undefined> {
-  const row = await scope
-    .knex("messages as m")
-    .leftJoin("user_messages as um", function () {
-      this.on("um.message_id", "=", "m.id").andOn("um.user_id", "=", scope.knex.raw("?", [scope.user.id]));
-    })
-    .where({ "m.id": messageId, "m.realm_id": scope.user.realm_id })
-    .first<(MessageHead & { flags: number | null }) | undefined>(
-      "m.id",
-      "m.sender_id",
-      "m.recipient_id",
-      "m.stream_id",
-      "m.topic",
-      "um.flags",
-    );
-  if (!row) return undefined;
-  if (row.flags !== null) return row;
-  if (row.stream_id === null) return undefined;
-  const channel = scope.world.channels.channel(row.stream_id);
-  return channel && canReadChannelHistory(scope.world, scope.user, channel) ? row : undefined;
 }
 
 /**
@@ -410,7 +360,7 @@ export async function resolveNarrow(
       if (t.negated) return false;
       if (t.operator === "channel" || t.operator === "stream") {
         const channel = channelByOperand(scope, t.operand as string | number);
-        return channel !== undefined && canReadChannelHistory(scope.world, scope.user, channel);
+        return channel !== undefined && canAccessChannelHistory(scope.world, scope.user, channel);
       }
       return (t.operator === "channels" || t.operator === "streams") && !isGuestRole(scope.user.role);
     });

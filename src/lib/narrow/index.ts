@@ -1,8 +1,6 @@
 /** Narrows: parse the `narrow` parameter, resolve it for a user, query an anchor window. */
 export { badNarrow, narrowParam, parseNarrow, type NarrowTerm } from "./parse.js";
 export {
-  accessibleMessage,
-  canReadChannelHistory,
   narrowIdColumn,
   narrowQuery,
   resolveNarrow,
