@@ -45,6 +45,10 @@ describe("message access", function () {
       )[0]!.n,
     );
 
+  /** GET /messages: the newest messages of a one-term narrow. */
+  const newest = (user: TestUser, term: { operator: string; operand: number }) =>
+    user.client.get("/messages", { anchor: "newest", num_before: 10, num_after: 0, narrow: [term] });
+
   /** Every message-ID endpoint refuses `user` the message, and nothing changes. */
   async function expectRefusedEverywhere(user: TestUser, id: number) {
     const before = await messageRow(server, id);
@@ -63,12 +67,7 @@ describe("message access", function () {
       await user.client.post("/messages/flags", { messages: [m.open!, id], op: "add", flag: "starred" }),
     );
     expectError(
-      await user.client.get("/messages", {
-        anchor: "newest",
-        num_before: 1,
-        num_after: 0,
-        narrow: [{ operator: "with", operand: id }],
-      }),
+      await newest(user, { operator: "with", operand: id }),
       400,
       "Invalid narrow operator: Invalid 'with' operator",
       "BAD_NARROW",
@@ -149,14 +148,9 @@ describe("message access", function () {
 
     const channelIds = async (user: TestUser) =>
       (
-        expectSuccess(
-          await user.client.get("/messages", {
-            anchor: "newest",
-            num_before: 10,
-            num_after: 0,
-            narrow: [{ operator: "channel", operand: attic }],
-          }),
-        ).messages as Array<{ id: number }>
+        expectSuccess(await newest(user, { operator: "channel", operand: attic })).messages as Array<{
+          id: number;
+        }>
       ).map((x) => x.id);
     const topicLink = async (sender: TestUser) => {
       const id = await sendToChannel(sender, "Verona", "links", "see #**Attic>boxes**");
