@@ -8,6 +8,7 @@ import type { ChannelSnapshot } from "../world/channels.js";
 import { checkChannelFolderName } from "../lib/channel-validation.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { presentChannelFolder } from "../presenters/channels.js";
+import { channelFolderEvents } from "../presenters/events/channels.js";
 import { renderMarkdown } from "../render/markdown.js";
 import { invalidFolderId, invalidateChannels } from "./channels.js";
 import { loadWorld } from "../cache/world.js";
@@ -65,7 +66,7 @@ export async function doCreateChannelFolder(
   const folder = (await tx.knex<ChannelFolderRow>("channel_folders").where({ id }).first())!;
   tx.sendEventOnCommit(
     realmId,
-    { type: "channel_folder", op: "add", channel_folder: presentChannelFolder(folder) },
+    channelFolderEvents.add(presentChannelFolder(folder)),
     folderEventRecipients(realm),
   );
   return id;
@@ -128,11 +129,7 @@ export async function doUpdateChannelFolder(
   await tx.knex("channel_folders").where({ id: folderId }).update(columns);
   invalidateChannels(app, tx, realm.id);
   for (const data of changes) {
-    tx.sendEventOnCommit(
-      realm.id,
-      { type: "channel_folder", op: "update", channel_folder_id: folderId, data },
-      folderEventRecipients(realm),
-    );
+    tx.sendEventOnCommit(realm.id, channelFolderEvents.update(folderId, data), folderEventRecipients(realm));
   }
 }
 
@@ -167,9 +164,5 @@ export async function doReorderChannelFolders(
     }
   }
   invalidateChannels(app, tx, realm.id);
-  tx.sendEventOnCommit(
-    realm.id,
-    { type: "channel_folder", op: "reorder", order: [...order] },
-    folderEventRecipients(realm),
-  );
+  tx.sendEventOnCommit(realm.id, channelFolderEvents.reorder([...order]), folderEventRecipients(realm));
 }

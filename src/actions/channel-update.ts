@@ -2,7 +2,7 @@ import type { App } from "../app.js";
 import type { ChannelRow, TopicsPolicy } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
-import type { ChatEvent } from "../events/types.js";
+import type { StreamUpdateExtra } from "../events/types.js";
 import { badRequest, insufficientPermission, mustBeOwner } from "../errors.js";
 import {
   accessChannelForAdministration,
@@ -31,7 +31,8 @@ import {
   CHANNEL_GROUP_SETTING_NAMES,
   type ChannelGroupSettingName,
 } from "../permissions/setting-registry.js";
-import type { ArchiveHints, UnarchiveExtra } from "../presenters/channel-events.js";
+import { streamEvents, subscriptionEvents, type UnarchiveExtra } from "../presenters/events/channels.js";
+import { realmUpdateDictEvent } from "../presenters/events/realm.js";
 import { presentChannel, presentSubscription, streamPostPolicy } from "../presenters/channels.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { renderMarkdown } from "../render/markdown.js";
@@ -91,7 +92,7 @@ const CONTENT_GUARDED: ReadonlySet<ChannelGroupSettingName> = new Set([
 interface PropertyUpdate {
   property: string;
   value: unknown;
-  extra?: Record<string, unknown>;
+  extra?: StreamUpdateExtra;
 }
 
 async function channelHasNamedTopics(tx: Tx, channel: ChannelRow): Promise<boolean> {
@@ -386,19 +387,15 @@ function sendChannelUpdateEvents(
   const dict = presentChannel(realmAfter, channels, after);
 
   if (lost.length > 0) {
-    tx.sendEventOnCommit(
-      realmId,
-      { type: "stream", op: "delete", streams: [{ stream_id: before.id }], stream_ids: [before.id] },
-      lost,
-    );
+    tx.sendEventOnCommit(realmId, streamEvents.delete([before.id]), lost);
   }
   if (gained.length > 0) {
-    tx.sendEventOnCommit(realmId, { type: "stream", op: "create", streams: [dict] }, gained);
+    tx.sendEventOnCommit(realmId, streamEvents.create([dict]), gained);
     const subscribers = channels.activeSubscriberIds(realm, before.id);
     if (subscribers.length > 0) {
       tx.sendEventOnCommit(
         realmId,
-        { type: "subscription", op: "peer_add", stream_ids: [before.id], user_ids: [...subscribers] },
+        subscriptionEvents.peers("peer_add", [before.id], [...subscribers]),
         gained,
       );
     }
@@ -407,15 +404,7 @@ function sendChannelUpdateEvents(
   for (const update of updates) {
     tx.sendEventOnCommit(
       realmId,
-      {
-        type: "stream",
-        op: "update",
-        stream_id: before.id,
-        name,
-        property: update.property,
-        value: update.value,
-        ...(update.extra ?? {}),
-      },
+      streamEvents.update({ id: before.id, name }, update.property, update.value, update.extra),
       stayed,
     );
     if (update.property === "name") name = update.value as string;
@@ -439,16 +428,11 @@ function sendChannelUpdateEvents(
           : {},
       );
     }
-    const event: ChatEvent & ArchiveHints = {
-      type: "stream",
-      op: "update",
-      stream_id: after.id,
-      name: after.name,
-      property: "is_archived",
-      value: false,
-      _channel: dict,
-    };
-    tx.sendEventOnCommit(realmId, event, recipients as Map<number, Record<string, unknown>>);
+    tx.sendEventOnCommit(
+      realmId,
+      streamEvents.unarchived(after, dict),
+      recipients as Map<number, Record<string, unknown>>,
+    );
   }
 }
 
@@ -496,27 +480,11 @@ export async function doArchiveChannel(
     const active = [...realm.users].filter((u) => bool(u.is_active)).map((u) => u.id);
     tx.sendEventOnCommit(
       realmId,
-      {
-        type: "realm",
-        op: "update_dict",
-        property: "default",
-        data: Object.fromEntries(cleared.map((f) => [f, -1])),
-      },
+      realmUpdateDictEvent(Object.fromEntries(cleared.map((f) => [f, -1]))),
       active,
     );
   }
   if (channels.defaultChannelIds.has(channel.id)) await doRemoveDefaultChannel(app, tx, world, archived);
-  tx.sendEventOnCommit(
-    realmId,
-    {
-      type: "stream",
-      op: "update",
-      stream_id: channel.id,
-      name: channel.name,
-      property: "is_archived",
-      value: true,
-    },
-    viewers,
-  );
+  tx.sendEventOnCommit(realmId, streamEvents.archived(channel), viewers);
   await sendChannelNotice(app, tx, archived, archiveNotice(archived));
 }

@@ -11,6 +11,7 @@ import { isAdminRole, isGuestRole, isOwnerRole } from "../world/roles.js";
 import { userHasRealmPermission } from "../permissions/setting-permissions.js";
 import { CHANNEL_GROUP_SETTING_NAMES } from "../permissions/setting-registry.js";
 import { presentChannel } from "../presenters/channels.js";
+import { defaultStreamsEvent, streamEvents, subscriptionEvents } from "../presenters/events/channels.js";
 import { renderMarkdown } from "../render/markdown.js";
 import {
   effectiveHistoryPublic,
@@ -167,11 +168,7 @@ export async function doCreateChannel(
 
   const realm = realmWithGroups(world.realm, nodes);
   const dict = presentChannel(realm, world.channels, channel, { subscriberIds: [] });
-  tx.sendEventOnCommit(
-    realmId,
-    { type: "stream", op: "create", streams: [dict] },
-    channelViewerIds(realm, channel, []),
-  );
+  tx.sendEventOnCommit(realmId, streamEvents.create([dict]), channelViewerIds(realm, channel, []));
   return { channel, realm };
 }
 
@@ -183,11 +180,7 @@ function defaultChannelRecipients(realm: RealmSnapshot): number[] {
 /** Sets the realm's default channels to `ids` and tells the members. */
 function sendDefaultChannels(tx: Tx, realm: RealmSnapshot, ids: Iterable<number>): void {
   const defaults = [...new Set(ids)].sort((a, b) => a - b);
-  tx.sendEventOnCommit(
-    realm.id,
-    { type: "default_streams", default_streams: defaults },
-    defaultChannelRecipients(realm),
-  );
+  tx.sendEventOnCommit(realm.id, defaultStreamsEvent(defaults), defaultChannelRecipients(realm));
 }
 
 /** Makes channels default for new users (no-op for those that already are). */
@@ -257,21 +250,13 @@ export function sendChannelAccessChanges(
       if (!is.has(id)) (lostByUser.get(id) ?? lostByUser.set(id, []).get(id)!).push(channel.id);
     if (gained.length === 0) continue;
     const dict = presentChannel(after, channels, channel);
-    tx.sendEventOnCommit(realmId, { type: "stream", op: "create", streams: [dict] }, gained);
+    tx.sendEventOnCommit(realmId, streamEvents.create([dict]), gained);
     const active = channels.activeSubscriberIds(after, channel.id);
     if (active.length > 0) {
-      tx.sendEventOnCommit(
-        realmId,
-        { type: "subscription", op: "peer_add", stream_ids: [channel.id], user_ids: [...active] },
-        gained,
-      );
+      tx.sendEventOnCommit(realmId, subscriptionEvents.peers("peer_add", [channel.id], [...active]), gained);
     }
   }
   for (const [userId, ids] of lostByUser) {
-    tx.sendEventOnCommit(
-      realmId,
-      { type: "stream", op: "delete", streams: ids.map((stream_id) => ({ stream_id })), stream_ids: ids },
-      [userId],
-    );
+    tx.sendEventOnCommit(realmId, streamEvents.delete(ids), [userId]);
   }
 }

@@ -22,6 +22,7 @@ import type { RealmSnapshot } from "../world/realm.js";
 import { activeUserIds } from "../lib/recipients.js";
 import { isAdminRole } from "../world/roles.js";
 import { presentField } from "../presenters/custom-profile-fields.js";
+import { customProfileFieldsEvent, realmUserEvents } from "../presenters/events/users.js";
 import { renderMarkdown } from "../render/markdown.js";
 
 const fieldNotFound = (id: number) => badRequest(`Field id ${id} not found.`);
@@ -40,11 +41,7 @@ function storedFieldData(fieldType: number, data: FieldData): string {
 async function notifyFields(app: App, tx: Tx, realmId: number): Promise<void> {
   const fields = await fieldsOfRealm(tx.knex, realmId);
   const snapshot = await app.realms.get(tx.knex, realmId);
-  tx.sendEventOnCommit(
-    realmId,
-    { type: "custom_profile_fields", fields: fields.map(presentField) },
-    activeUserIds(snapshot),
-  );
+  tx.sendEventOnCommit(realmId, customProfileFieldsEvent(fields.map(presentField)), activeUserIds(snapshot));
 }
 
 export interface CreateFieldInput {
@@ -295,11 +292,14 @@ function sendProfileFieldUpdate(
   userId: number,
   field: { id: number; value: string | null; rendered_value?: string | null },
 ): void {
-  const customField: Record<string, unknown> = { id: field.id, value: field.value };
-  if (field.rendered_value) customField.rendered_value = field.rendered_value;
+  const customField = {
+    id: field.id,
+    value: field.value,
+    ...(field.rendered_value ? { rendered_value: field.rendered_value } : {}),
+  };
   tx.sendEventOnCommit(
     snapshot.realm.id,
-    { type: "realm_user", op: "update", person: { user_id: userId, custom_profile_field: customField } },
+    realmUserEvents.update({ user_id: userId, custom_profile_field: customField }),
     activeUserIds(snapshot),
   );
 }

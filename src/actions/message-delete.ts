@@ -12,7 +12,8 @@ import {
 } from "../permissions/channel-access.js";
 import { accessMessage } from "../lib/message-access.js";
 import type { RealmSnapshot } from "../world/realm.js";
-import { firstMessageIdEvent } from "../presenters/channel-events.js";
+import { streamEvents } from "../presenters/events/channels.js";
+import { deleteMessageEvent } from "../presenters/events/messages.js";
 import { userHasChannelPermission, userHasRealmPermission } from "../permissions/setting-permissions.js";
 import { loadWorld } from "../cache/world.js";
 
@@ -65,13 +66,8 @@ export async function doDeleteMessages(
       if (user && canAccessChannelHistory(world, user, channel)) holders.add(userId);
     }
   }
-  const event: Record<string, unknown> = {
-    type: "delete_message",
-    message_ids: ids,
-    message_type: channel ? "stream" : "private",
-    ...(channel ? { stream_id: channel.id, topic: first.topic } : {}),
-  };
-  tx.sendEventOnCommit(realmId, event as { type: string }, [...holders]);
+  const event = deleteMessageEvent(ids, channel ? { id: channel.id, topic: first.topic } : undefined);
+  tx.sendEventOnCommit(realmId, event, [...holders]);
   if (channel && channel.first_message_id !== null && ids.includes(channel.first_message_id))
     await refreshFirstMessageId(app, tx, world, channel);
 }
@@ -94,7 +90,7 @@ export async function refreshFirstMessageId(
   tx.afterCommit(() => app.channels.invalidate(channel.realm_id));
   tx.sendEventOnCommit(
     channel.realm_id,
-    firstMessageIdEvent(channel, value),
+    streamEvents.firstMessageId(channel, value),
     channelViewerIds(world.realm, channel, world.channels.activeSubscriberIds(world.realm, channel.id)),
   );
 }

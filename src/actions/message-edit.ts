@@ -22,8 +22,13 @@ import { userHasChannelPermission, userHasRealmPermission } from "../permissions
 import { checkTopic, normalizeContent, truncateTopic } from "../lib/message-content.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { loadWorld } from "../cache/world.js";
-
-export type PropagateMode = "change_one" | "change_later" | "change_all";
+import type { PropagateMode } from "../events/types.js";
+import {
+  deleteMessageEvent,
+  updateMessageEvent,
+  type ContentEdit,
+  type MessageEdit,
+} from "../presenters/events/messages.js";
 
 export interface EditRequest {
   content?: string;
@@ -121,23 +126,15 @@ export function checkEditMessage(
 
     const edited = new Set<number>([message.id]);
     const history = { user_id: user.id, timestamp: tx.now };
-    let contentChange: Record<string, unknown> = {};
+    let content: ContentEdit | undefined;
     if (request.content !== undefined) {
-      contentChange = await editContent(
-        app,
-        tx,
-        world,
-        user,
-        message,
-        normalizeContent(request.content),
-        history,
-      );
+      content = await editContent(app, tx, world, user, message, normalizeContent(request.content), history);
     }
-    let topicChange: Record<string, unknown> = {};
+    let topicChange: MessageEdit["topic"];
     if (topic !== undefined) {
       const ids = await moveTopic(tx, message, topic, mode, history);
       for (const id of ids) edited.add(id);
-      topicChange = { orig_subject: message.topic, subject: topic, propagate_mode: mode, topic_links: [] };
+      topicChange = { propagateMode: mode, orig: message.topic, renamed: topic };
     }
     const ids = [...edited].sort((a, b) => a - b);
     const holders = await tx
@@ -154,21 +151,16 @@ export function checkEditMessage(
     for (const userId of others) perUser.set(userId, { flags: [] });
     for (const row of holders) perUser.set(row.user_id, { flags: flagNames(row.flags) });
     const channel = message.stream_id === null ? undefined : world.channels.channel(message.stream_id);
-    tx.sendEventOnCommit(
-      realm.id,
-      {
-        type: "update_message",
-        user_id: user.id,
-        edit_timestamp: tx.now,
-        message_id: message.id,
-        message_ids: ids,
-        rendering_only: false,
-        ...(channel ? { stream_name: channel.name, stream_id: channel.id } : {}),
-        ...topicChange,
-        ...contentChange,
-      },
-      perUser,
-    );
+    const event = updateMessageEvent({
+      editorId: user.id,
+      timestamp: tx.now,
+      messageId: message.id,
+      messageIds: ids,
+      channel,
+      topic: topicChange,
+      content,
+    });
+    tx.sendEventOnCommit(realm.id, event, perUser);
   });
 }
 
@@ -216,7 +208,7 @@ async function editContent(
   message: EditedRow,
   content: string,
   history: { user_id: number; timestamp: number },
-): Promise<Record<string, unknown>> {
+): Promise<ContentEdit> {
   const rendered = await renderForSend(
     {
       knex: tx.knex,
@@ -457,17 +449,7 @@ async function moveToChannel(
     );
 
   if (losers.length > 0) {
-    tx.sendEventOnCommit(
-      realm.id,
-      {
-        type: "delete_message",
-        message_ids: ids,
-        message_type: "stream",
-        stream_id: source.id,
-        topic: message.topic,
-      },
-      losers,
-    );
+    tx.sendEventOnCommit(realm.id, deleteMessageEvent(ids, { id: source.id, topic: message.topic }), losers);
   }
   const perUser = new Map<number, Record<string, unknown>>();
   const flags = await tx
@@ -475,23 +457,19 @@ async function moveToChannel(
     .where("message_id", message.id)
     .select<Array<{ user_id: number; flags: number }>>("user_id", "flags");
   for (const row of flags) perUser.set(row.user_id, { flags: flagNames(row.flags) });
-  tx.sendEventOnCommit(
-    realm.id,
-    {
-      type: "update_message",
-      user_id: user.id,
-      edit_timestamp: tx.now,
-      message_id: message.id,
-      message_ids: ids,
-      rendering_only: false,
-      stream_name: source.name,
-      stream_id: source.id,
-      new_stream_id: target.id,
-      propagate_mode: mode,
-      orig_subject: message.topic,
-      ...(topic !== message.topic ? { subject: topic, topic_links: [] } : {}),
+  const event = updateMessageEvent({
+    editorId: user.id,
+    timestamp: tx.now,
+    messageId: message.id,
+    messageIds: ids,
+    channel: source,
+    newChannelId: target.id,
+    topic: {
+      propagateMode: mode,
+      orig: message.topic,
+      ...(topic !== message.topic ? { renamed: topic } : {}),
     },
-    perUser,
-  );
+  });
+  tx.sendEventOnCommit(realm.id, event, perUser);
   for (const channel of [source, target]) await refreshFirstMessageId(app, tx, world, channel);
 }

@@ -17,6 +17,7 @@ import { conversationsOf, loadUnreadRows, unreadMessageDetails } from "../lib/un
 import type { RealmSnapshot } from "../world/realm.js";
 import { accessMessages } from "../lib/message-access.js";
 import { loadWorld } from "../cache/world.js";
+import { updateMessageFlagsEvent } from "../presenters/events/messages.js";
 
 export type FlagOp = "add" | "remove";
 
@@ -138,23 +139,17 @@ async function sendFlagEvent(
   change: { op: FlagOp; flag: MessageFlag },
   messageIds: number[],
 ): Promise<void> {
-  const event: Record<string, unknown> = {
-    type: "update_message_flags",
-    op: change.op,
-    operation: change.op,
-    flag: change.flag,
-    messages: messageIds,
-    all: false,
-  };
+  let messageDetails;
   if (change.op === "remove" && change.flag === "read") {
     const rows = await loadUnreadRows(tx.knex, user.id, messageIds);
-    event.message_details = unreadMessageDetails(
+    messageDetails = unreadMessageDetails(
       user.id,
       rows,
       await conversationsOf(tx.knex, world, user.id, rows),
     );
   }
-  tx.sendEventOnCommit(user.realm_id, event as { type: string }, [user.id]);
+  const event = updateMessageFlagsEvent(change.op, change.flag, messageIds, { messageDetails });
+  tx.sendEventOnCommit(user.realm_id, event, [user.id]);
 }
 
 /** Which unread messages a bulk "mark as read" covers. */
@@ -182,18 +177,10 @@ export async function doMarkAsRead(tx: Tx, user: UserRow, scope: ReadScope): Pro
       .update({ flags: tx.knex.raw(`flags | ${READ}`) });
   }
   if (scope.kind === "all" || ids.length > 0) {
-    tx.sendEventOnCommit(
-      user.realm_id,
-      {
-        type: "update_message_flags",
-        op: "add",
-        operation: "add",
-        flag: "read",
-        messages: scope.kind === "all" ? [] : ids,
-        all: scope.kind === "all",
-      },
-      [user.id],
-    );
+    const all = scope.kind === "all";
+    tx.sendEventOnCommit(user.realm_id, updateMessageFlagsEvent("add", "read", all ? [] : ids, { all }), [
+      user.id,
+    ]);
   }
   return ids;
 }

@@ -1,4 +1,5 @@
-import { firstMessageIdEvent } from "../presenters/channel-events.js";
+import { streamEvents } from "../presenters/events/channels.js";
+import { messageEvent } from "../presenters/events/messages.js";
 import { GroupCommit } from "../db/group-commit.js";
 import type { Knex } from "knex";
 import type { App } from "../app.js";
@@ -29,12 +30,11 @@ import { userHasChannelPermission, userHasRealmPermission } from "../permissions
 import { USER_GROUP_SETTINGS } from "../permissions/setting-registry.js";
 import {
   displayRecipientUser,
-  messageEvent,
   presentMessage,
   type DisplayRecipientUser,
-  type LocalEcho,
   type MessageRow,
 } from "../presenters/messages.js";
+import type { LocalEcho } from "../events/wire-types.js";
 import { canSeeDeliveryEmail } from "../permissions/email-visibility.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import {
@@ -234,7 +234,7 @@ async function updateFirstMessageId(
   tx.afterCommit(() => app.channels.invalidate(channel.realm_id));
   tx.sendEventOnCommit(
     channel.realm_id,
-    firstMessageIdEvent(channel, messageId),
+    streamEvents.firstMessageId(channel, messageId),
     channelViewerIds(realm, channel, message.userFlags.keys()),
   );
 }

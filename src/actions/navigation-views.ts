@@ -3,6 +3,7 @@ import type { UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, notFound } from "../errors.js";
 import { presentNavigationView, type NavigationViewRow } from "../presenters/navigation-views.js";
+import { navigationViewEvents } from "../presenters/events/user-data.js";
 
 /** Views every client has; a user's row for one only overrides is_pinned. */
 export const BUILT_IN_VIEW_FRAGMENTS: ReadonlySet<string> = new Set([
@@ -53,11 +54,7 @@ export async function checkAddNavigationView(
       name: input.name ?? null,
     };
     await tx.knex("navigation_views").insert(row);
-    tx.sendEventOnCommit(
-      user.realm_id,
-      { type: "navigation_view", op: "add", navigation_view: presentNavigationView(row) },
-      [user.id],
-    );
+    tx.sendEventOnCommit(user.realm_id, navigationViewEvents.add(presentNavigationView(row)), [user.id]);
   });
 }
 
@@ -78,12 +75,12 @@ export async function checkUpdateNavigationView(
         .first("id");
       if (clash) throw alreadyExists();
     }
-    const data: Record<string, unknown> = {};
+    const data: { name?: string; is_pinned?: boolean } = {};
     if (change.name !== undefined) data.name = change.name;
     if (change.isPinned !== undefined) data.is_pinned = change.isPinned;
     if (Object.keys(data).length === 0) return;
     await tx.knex("navigation_views").where({ id: view.id }).update(data);
-    tx.sendEventOnCommit(user.realm_id, { type: "navigation_view", op: "update", fragment, data }, [user.id]);
+    tx.sendEventOnCommit(user.realm_id, navigationViewEvents.update(fragment, data), [user.id]);
   });
 }
 
@@ -91,6 +88,6 @@ export async function checkRemoveNavigationView(app: App, user: UserRow, fragmen
   await app.db.transaction(async (tx) => {
     const removed = await viewsOf(tx, user.id).where({ fragment }).delete();
     if (removed === 0) throw doesNotExist();
-    tx.sendEventOnCommit(user.realm_id, { type: "navigation_view", op: "remove", fragment }, [user.id]);
+    tx.sendEventOnCommit(user.realm_id, navigationViewEvents.remove(fragment), [user.id]);
   });
 }

@@ -8,6 +8,7 @@ import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
 import { accessMessage } from "../lib/message-access.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { loadWorld } from "../cache/world.js";
+import { reactionEvent } from "../presenters/events/messages.js";
 
 export interface ReactionRequest {
   emoji_name?: string;
@@ -31,17 +32,6 @@ async function requestedEmoji(tx: Tx, realmId: number, request: ReactionRequest 
     emoji_name: request.emoji_name,
     emoji_code: request.emoji_code ?? byName.emoji_code,
     reaction_type: type ?? byName.reaction_type,
-  };
-}
-
-function reactionEvent(op: "add" | "remove", user: UserRow, messageId: number, emoji: Emoji) {
-  return {
-    type: "reaction",
-    op,
-    user_id: user.id,
-    user: { user_id: user.id, email: user.email, full_name: user.full_name },
-    message_id: messageId,
-    ...emoji,
   };
 }
 

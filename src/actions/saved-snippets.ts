@@ -4,6 +4,7 @@ import { insertReturningId } from "../db/insert.js";
 import type { Tx } from "../db/tx.js";
 import { resourceNotFound } from "../errors.js";
 import { presentSavedSnippet, type SavedSnippetRow } from "../presenters/saved-snippets.js";
+import { savedSnippetEvents } from "../presenters/events/user-data.js";
 
 /** Zulip's SavedSnippet.MAX_TITLE_LENGTH and the message length limit for content. */
 export const MAX_SNIPPET_TITLE_LENGTH = 60;
@@ -30,11 +31,9 @@ export async function checkCreateSavedSnippet(
   return app.db.transaction(async (tx) => {
     const row = { realm_id: user.realm_id, user_id: user.id, ...input, date_created: tx.now };
     const id = await insertReturningId(tx.knex, "saved_snippets", row);
-    tx.sendEventOnCommit(
-      user.realm_id,
-      { type: "saved_snippets", op: "add", saved_snippet: presentSavedSnippet({ id, ...row }) },
-      [user.id],
-    );
+    tx.sendEventOnCommit(user.realm_id, savedSnippetEvents.add(presentSavedSnippet({ id, ...row })), [
+      user.id,
+    ]);
     return id;
   });
 }
@@ -52,11 +51,9 @@ export async function checkUpdateSavedSnippet(
     if (change.content !== undefined) data.content = change.content;
     if (Object.keys(data).length === 0) return;
     await tx.knex("saved_snippets").where({ id: row.id }).update(data);
-    tx.sendEventOnCommit(
-      user.realm_id,
-      { type: "saved_snippets", op: "update", saved_snippet: presentSavedSnippet({ ...row, ...data }) },
-      [user.id],
-    );
+    tx.sendEventOnCommit(user.realm_id, savedSnippetEvents.update(presentSavedSnippet({ ...row, ...data })), [
+      user.id,
+    ]);
   });
 }
 
@@ -64,8 +61,6 @@ export async function checkDeleteSavedSnippet(app: App, user: UserRow, snippetId
   await app.db.transaction(async (tx) => {
     const row = await accessSnippet(tx, user, snippetId);
     await tx.knex("saved_snippets").where({ id: row.id }).delete();
-    tx.sendEventOnCommit(user.realm_id, { type: "saved_snippets", op: "remove", saved_snippet_id: row.id }, [
-      user.id,
-    ]);
+    tx.sendEventOnCommit(user.realm_id, savedSnippetEvents.remove(row.id), [user.id]);
   });
 }

@@ -16,6 +16,7 @@ import {
 import { checkChannelName, checkColor, normalizeChannelDescription } from "../lib/channel-validation.js";
 import { isGuestRole } from "../world/roles.js";
 import { presentChannel, presentSubscription } from "../presenters/channels.js";
+import { streamEvents, subscriptionEvents } from "../presenters/events/channels.js";
 import { LIMITS } from "../lib/realm-limits.js";
 import {
   announcementMessage,
@@ -183,7 +184,7 @@ export async function doAddSubscriptions(
         .map((c) => c.user.id);
       if (newcomers.length === 0) continue;
       const dict = presentChannel(realm, world.channels, channel, { subscriberIds: after.get(channelId)! });
-      tx.sendEventOnCommit(realmId, { type: "stream", op: "create", streams: [dict] }, newcomers);
+      tx.sendEventOnCommit(realmId, streamEvents.create([dict]), newcomers);
     }
     for (const [userId, changes] of groupBy(subscribed, (c) => c.user.id)) {
       const subscriptions = changes.map(({ channel }) => {
@@ -197,7 +198,7 @@ export async function doAddSubscriptions(
           { subscriberIds },
         );
       });
-      tx.sendEventOnCommit(realmId, { type: "subscription", op: "add", subscriptions }, [userId]);
+      tx.sendEventOnCommit(realmId, subscriptionEvents.add(subscriptions), [userId]);
     }
   }
   for (const [channelId, changes] of byChannel) {
@@ -209,7 +210,7 @@ export async function doAddSubscriptions(
     if (recipients.length === 0) continue;
     tx.sendEventOnCommit(
       realmId,
-      { type: "subscription", op: "peer_add", stream_ids: [channelId], user_ids: sortIds(added) },
+      subscriptionEvents.peers("peer_add", [channelId], sortIds(added)),
       recipients,
     );
   }
@@ -257,7 +258,7 @@ export async function doRemoveSubscriptions(
   const byUser = groupBy(removed, (c) => c.user.id);
   for (const [userId, changes] of byUser) {
     const subscriptions = changes.map(({ channel }) => ({ name: channel.name, stream_id: channel.id }));
-    tx.sendEventOnCommit(realmId, { type: "subscription", op: "remove", subscriptions }, [userId]);
+    tx.sendEventOnCommit(realmId, subscriptionEvents.remove(subscriptions), [userId]);
   }
   for (const [channelId, changes] of byChannel) {
     const channel = changes[0]!.channel;
@@ -268,7 +269,7 @@ export async function doRemoveSubscriptions(
     if (recipients.length === 0) continue;
     tx.sendEventOnCommit(
       realmId,
-      { type: "subscription", op: "peer_remove", stream_ids: [channelId], user_ids: sortIds(gone) },
+      subscriptionEvents.peers("peer_remove", [channelId], sortIds(gone)),
       recipients,
     );
   }
@@ -277,11 +278,7 @@ export async function doRemoveSubscriptions(
       .filter(({ user, channel }) => !isChannelViewer(realm, user, channel, after.get(channel.id)!))
       .map(({ channel }) => channel.id);
     if (lost.length === 0) continue;
-    tx.sendEventOnCommit(
-      realmId,
-      { type: "stream", op: "delete", streams: lost.map((stream_id) => ({ stream_id })), stream_ids: lost },
-      [userId],
-    );
+    tx.sendEventOnCommit(realmId, streamEvents.delete(lost), [userId]);
   }
   return { removed, notRemoved };
 }
@@ -555,11 +552,7 @@ export async function checkUpdateSubscriptionProperties(
       const sub = world.channels.subscription(actor.id, channel.id);
       if (!sub || !bool(sub.active)) throw badRequest(`Not subscribed to channel ID ${channel.id}`);
       const send = (property: string, value: unknown) =>
-        tx.sendEventOnCommit(
-          realmId,
-          { type: "subscription", op: "update", property, value, stream_id: channel.id },
-          [actor.id],
-        );
+        tx.sendEventOnCommit(realmId, subscriptionEvents.update(channel.id, property, value), [actor.id]);
       if (change.property === "is_muted" || change.property === "in_home_view") {
         const muted = change.property === "is_muted" ? change.value === true : change.value === false;
         await tx.knex("subscriptions").where({ id: sub.id }).update({ is_muted: muted });

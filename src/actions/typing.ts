@@ -4,6 +4,7 @@ import { badRequest } from "../errors.js";
 import { accessChannelById } from "../permissions/channel-access.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { loadWorld } from "../cache/world.js";
+import { typingEvents } from "../presenters/events/typing.js";
 
 /** Typing notifications: ephemeral events, published at once and never stored. */
 
@@ -28,14 +29,7 @@ export async function checkSendChannelTyping(
   if (subscribers.length <= MAX_CHANNEL_SIZE_FOR_TYPING) {
     app.db.publish(
       realm.id,
-      {
-        type: "typing",
-        message_type: "stream",
-        op,
-        sender,
-        stream_id: channel.id,
-        topic,
-      },
+      typingEvents.channel(op, sender, channel.id, topic),
       subscribers.filter((id) => id !== user.id),
     );
   }
@@ -60,7 +54,7 @@ export function checkSendDirectTyping(
   if (!recipients.some((r) => r.user_id === user.id)) recipients.push(sender);
   app.db.publish(
     realm.id,
-    { type: "typing", message_type: "direct", op, sender, recipients },
+    typingEvents.direct(op, sender, recipients),
     recipients.map((r) => r.user_id),
   );
 }

@@ -8,7 +8,7 @@ import {
   insufficientPermission,
   type GroupInUseObjection,
 } from "../errors.js";
-import type { ChatEvent } from "../events/types.js";
+import type { UserGroupEvent } from "../events/types.js";
 import { codePointLength } from "../params.js";
 import type { GroupNode, RealmSnapshot } from "../world/realm.js";
 import {
@@ -37,7 +37,8 @@ import {
   userGroupIsDeactivated,
   userGroupSettingGroupId,
 } from "../permissions/user-groups.js";
-import { presentUserGroup, userGroupEvents } from "../presenters/user-groups.js";
+import { presentUserGroup } from "../presenters/user-groups.js";
+import { userGroupEvents } from "../presenters/events/user-groups.js";
 import { notifyChannelAccessChanges } from "./channels.js";
 
 /**
@@ -88,7 +89,7 @@ function accessSubgroups(snapshot: RealmSnapshot, groupIds: readonly number[]): 
 const activeRealmUserIds = (snapshot: RealmSnapshot) =>
   [...snapshot.users].filter((u) => bool(u.is_active)).map((u) => u.id);
 
-function sendGroupEvents(tx: Tx, snapshot: RealmSnapshot, ...events: ChatEvent[]): void {
+function sendGroupEvents(tx: Tx, snapshot: RealmSnapshot, ...events: UserGroupEvent[]): void {
   const recipients = activeRealmUserIds(snapshot);
   for (const event of events) tx.sendEventOnCommit(snapshot.realm.id, event, recipients);
 }

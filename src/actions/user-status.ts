@@ -4,7 +4,7 @@ import type { Tx } from "../db/tx.js";
 import { badRequest, botsNotAllowed } from "../errors.js";
 import { resolveEmoji, type Emoji } from "../render/emoji.js";
 import { activeUserIds } from "../lib/recipients.js";
-import { LEGACY_USER_EMAIL } from "../presenters/user-events.js";
+import { LEGACY_USER_EMAIL, userSettingsEvent, userStatusEvent } from "../presenters/events/users.js";
 
 export interface UserStatusInput {
   /** Deprecated: sets presence_enabled to its negation. */
@@ -55,7 +55,7 @@ export async function doUpdateUserStatus(
     tx.afterCommit(() => app.realms.invalidate(user.realm_id));
     tx.sendEventOnCommit(
       user.realm_id,
-      { type: "user_settings", op: "update", property: "presence_enabled", value: presenceEnabled },
+      userSettingsEvent("presence_enabled", presenceEnabled),
       new Map([[user.id, { [LEGACY_USER_EMAIL]: user.email }]]),
     );
   }
@@ -68,10 +68,6 @@ export async function doUpdateUserStatus(
     .update({ ...fields, timestamp: tx.now });
   if (updated === 0) await tx.knex("user_status").insert({ user_id: user.id, timestamp: tx.now, ...fields });
 
-  const event: Record<string, unknown> = { type: "user_status", user_id: user.id };
-  if (change.away !== undefined) event.away = change.away;
-  if (change.statusText !== undefined) event.status_text = change.statusText;
-  if (change.emoji) Object.assign(event, change.emoji);
   const snapshot = await app.realms.get(tx.knex, user.realm_id);
-  tx.sendEventOnCommit(user.realm_id, event as { type: string }, activeUserIds(snapshot));
+  tx.sendEventOnCommit(user.realm_id, userStatusEvent(user.id, change), activeUserIds(snapshot));
 }

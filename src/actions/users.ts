@@ -1,4 +1,6 @@
-import { userGroupEvents } from "../presenters/user-groups.js";
+import { userGroupEvents } from "../presenters/events/user-groups.js";
+import { subscriptionEvents } from "../presenters/events/channels.js";
+import { VIEWER_SEES_EMAIL, realmUserEvents } from "../presenters/events/users.js";
 import type { App } from "../app.js";
 import { emailHost } from "../config.js";
 import { bool, type UserRow } from "../db/rows.js";
@@ -11,7 +13,6 @@ import { activeUserIds } from "../lib/recipients.js";
 import { hashPassword } from "../lib/passwords.js";
 import { ROLE, isAdminRole, isOwnerRole, type Role } from "../world/roles.js";
 import { directSystemGroupsForRole, type SystemGroupName } from "../world/system-groups.js";
-import { VIEWER_SEES_EMAIL } from "../presenters/user-events.js";
 import { clientMayComputeGravatar, gravatarUrl, presentUser } from "../presenters/users.js";
 import { EMAIL_VISIBILITY, canSeeDeliveryEmail } from "../permissions/email-visibility.js";
 import { doUpdateProfileData, validateProfileData, type ProfileDataEntry } from "./custom-profile-fields.js";
@@ -163,13 +164,13 @@ export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Pr
     if (!bool(user.is_bot)) person.profile_data = {};
     recipients.set(viewer.id, { person });
   }
-  tx.sendEventOnCommit(input.realmId, { type: "realm_user", op: "add" }, recipients);
+  tx.sendEventOnCommit(input.realmId, realmUserEvents.add(), recipients);
   for (const name of groupNames) {
-    const group = groups.find((g) => g.name === name);
-    if (!group) continue;
+    const node = snapshot.groups.get(groups.find((g) => g.name === name)?.id ?? -1);
+    if (!node) continue;
     tx.sendEventOnCommit(
       input.realmId,
-      { type: "user_group", op: "add_members", group_id: group.id, user_ids: [id] },
+      userGroupEvents.members("add_members", node, [id]),
       recipients.keys(),
     );
   }
@@ -251,7 +252,7 @@ export async function doChangeUserRole(app: App, tx: Tx, target: UserRow, role: 
   tx.afterCommit(() => app.realms.invalidate(target.realm_id));
   tx.sendEventOnCommit(
     target.realm_id,
-    { type: "realm_user", op: "update", person: { user_id: target.id, role } },
+    realmUserEvents.update({ user_id: target.id, role }),
     activeUserIds(snapshot),
   );
   const before = directSystemGroupsForRole(target.role);
@@ -287,7 +288,7 @@ export async function doChangeFullName(app: App, tx: Tx, target: UserRow, fullNa
   tx.afterCommit(() => app.realms.invalidate(target.realm_id));
   tx.sendEventOnCommit(
     target.realm_id,
-    { type: "realm_user", op: "update", person: { user_id: target.id, full_name: fullName } },
+    realmUserEvents.update({ user_id: target.id, full_name: fullName }),
     activeUserIds(snapshot),
   );
 }
@@ -308,7 +309,7 @@ export async function doChangeDeliveryEmail(app: App, tx: Tx, target: UserRow, e
   const viewers = [...snapshot.users].filter((u) => bool(u.is_active));
   tx.sendEventOnCommit(
     target.realm_id,
-    { type: "realm_user", op: "update", person: { user_id: target.id, delivery_email: email } },
+    realmUserEvents.update({ user_id: target.id, delivery_email: email }),
     viewers.filter((v) => canSeeDeliveryEmail(v, target)).map((v) => v.id),
   );
   if (target.avatar_source === "G") {
@@ -322,14 +323,14 @@ export async function doChangeDeliveryEmail(app: App, tx: Tx, target: UserRow, e
     };
     tx.sendEventOnCommit(
       target.realm_id,
-      { type: "realm_user", op: "update", person },
+      realmUserEvents.update(person),
       new Map(viewers.map((v) => [v.id, { [VIEWER_SEES_EMAIL]: clientMayComputeGravatar(v, changed) }])),
     );
   }
   if (publicEmail) {
     tx.sendEventOnCommit(
       target.realm_id,
-      { type: "realm_user", op: "update", person: { user_id: target.id, new_email: email } },
+      realmUserEvents.update({ user_id: target.id, new_email: email }),
       viewers.map((v) => v.id),
     );
   }
@@ -401,7 +402,7 @@ export async function doDeactivateUser(app: App, tx: Tx, target: UserRow): Promi
     await tx.knex("subscriptions").where({ user_id: user.id }).update({ is_user_active: false });
     tx.sendEventOnCommit(
       target.realm_id,
-      { type: "realm_user", op: "update", person: { user_id: user.id, is_active: false } },
+      realmUserEvents.update({ user_id: user.id, is_active: false }),
       activeUserIds(snapshot),
     );
     sendMembershipEventsForActivation(tx, snapshot, user.id, false);
@@ -437,11 +438,10 @@ export async function doReactivateUser(app: App, tx: Tx, target: UserRow): Promi
   await tx.knex("users").where({ id: target.id }).update({ is_active: true });
   await tx.knex("subscriptions").where({ user_id: target.id }).update({ is_user_active: true });
   tx.afterCommit(() => app.realms.invalidate(target.realm_id));
-  tx.sendEventOnCommit(
-    target.realm_id,
-    { type: "realm_user", op: "update", person: { user_id: target.id, is_active: true } },
-    [...activeUserIds(snapshot), target.id],
-  );
+  tx.sendEventOnCommit(target.realm_id, realmUserEvents.update({ user_id: target.id, is_active: true }), [
+    ...activeUserIds(snapshot),
+    target.id,
+  ]);
   sendMembershipEventsForActivation(tx, snapshot, target.id, true);
   await sendSubscriberActivationEvents(app, tx, snapshot, target.id, "peer_add");
 }
@@ -464,11 +464,7 @@ async function sendSubscriberActivationEvents(
     if (!channel) continue;
     const viewers = channelViewerIds(snapshot, channel, channels.subscriberIds(channel.id));
     viewers.delete(userId);
-    tx.sendEventOnCommit(
-      snapshot.realm.id,
-      { type: "subscription", op, stream_ids: [channel.id], user_ids: [userId] },
-      viewers,
-    );
+    tx.sendEventOnCommit(snapshot.realm.id, subscriptionEvents.peers(op, [channel.id], [userId]), viewers);
   }
 }
 

@@ -39,7 +39,7 @@ export class UserStateCache {
     this.version++;
     switch (event.type) {
       case "message": {
-        const id = (event.message as { id: number }).id;
+        const id = event.message.id;
         const userIds: Iterable<number> =
           recipients instanceof Map
             ? (recipients as ReadonlyMap<number, unknown>).keys()
@@ -59,8 +59,22 @@ export class UserStateCache {
         this.profiles.delete(realmId);
         break;
       case "realm_user":
-        if (event.op === "update" && "custom_profile_field" in (event.person as object))
-          this.profiles.delete(realmId);
+        if (event.op === "update" && "custom_profile_field" in event.person) this.profiles.delete(realmId);
+        break;
+      case "update_message_flags":
+      case "reaction":
+      case "typing":
+      case "stream":
+      case "subscription":
+      case "default_streams":
+      case "channel_folder":
+      case "realm":
+      case "user_group":
+      case "user_settings":
+      case "user_status":
+      case "navigation_view":
+      case "saved_snippets":
+        // Nothing cached here depends on these; a new event type must decide.
         break;
     }
   }

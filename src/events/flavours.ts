@@ -1,19 +1,43 @@
-import { userGroupFlavour } from "../presenters/user-groups.js";
-import { realmUserFlavour, userSettingsFlavour } from "../presenters/user-events.js";
-import { streamEventFlavour, subscriptionEventFlavour } from "../presenters/channel-events.js";
-import { messageFlavour } from "../presenters/messages.js";
-import { deleteMessageFlavour } from "../presenters/message-deletion.js";
-import type { Flavour } from "./types.js";
+import { deleteMessageFlavour, messageFlavour } from "../presenters/events/messages.js";
+import { streamEventFlavour, subscriptionEventFlavour } from "../presenters/events/channels.js";
+import { realmUserFlavour, userSettingsFlavour } from "../presenters/events/users.js";
+import { userGroupFlavour } from "../presenters/events/user-groups.js";
+import type { ChatEvent, ChatEventType, Flavour, FlavourContext, WireEvent } from "./types.js";
 
-/** Event types whose shape depends on the client; the rest go out as sent. */
-const FLAVOURS: Readonly<Record<string, Flavour>> = {
+/**
+ * How each event type is presented to a queue: its flavour, or null where every client
+ * gets the event as sent (with the recipient's extra merged in). The table is keyed by
+ * every member of the ChatEvent union, so a new event type does not compile until
+ * someone decides here how clients see it.
+ */
+export type FlavourTable = { readonly [T in ChatEventType]: Flavour<T> | null };
+
+export const FLAVOURS: FlavourTable = {
+  message: messageFlavour,
+  update_message: null,
+  delete_message: deleteMessageFlavour,
+  update_message_flags: null,
+  reaction: null,
+  typing: null,
+  stream: streamEventFlavour,
+  subscription: subscriptionEventFlavour,
+  default_streams: null,
+  channel_folder: null,
+  realm: null,
   realm_user: realmUserFlavour,
   user_group: userGroupFlavour,
   user_settings: userSettingsFlavour,
-  stream: streamEventFlavour,
-  subscription: subscriptionEventFlavour,
-  message: messageFlavour,
-  delete_message: deleteMessageFlavour,
+  user_status: null,
+  custom_profile_fields: null,
+  navigation_view: null,
+  saved_snippets: null,
 };
 
-export const flavourFor = (type: string): Flavour | undefined => FLAVOURS[type];
+/** The event(s) one queue gets for `event`, or null for none. */
+export function presentEvent(event: ChatEvent, ctx: FlavourContext): WireEvent | WireEvent[] | null {
+  // The table pairs each type with the flavour of that type; TypeScript cannot follow
+  // the pairing through `event.type`, hence the widening.
+  const flavour = FLAVOURS[event.type] as Flavour | null;
+  if (flavour) return flavour(event, ctx);
+  return ctx.extra ? { ...event, ...ctx.extra } : event;
+}

@@ -3,15 +3,15 @@ import type { Clock } from "../clock.js";
 import type { Logger } from "../logger.js";
 import { badEventQueueId } from "../errors.js";
 import type { EventSink } from "../db/tx.js";
-import { flavourFor } from "./flavours.js";
+import { presentEvent } from "./flavours.js";
 import { EventQueue, type QueuedEvent, type QueueSnapshot } from "./queue.js";
 import type { ChatEvent, EventRecipients, QueueOptions } from "./types.js";
 
 /** The user a `realm_user` update deactivates, if it does. */
 function deactivatedUserId(event: ChatEvent): number | null {
   if (event.type !== "realm_user" || event.op !== "update") return null;
-  const person = event.person as { user_id: number; is_active?: boolean };
-  return person.is_active === false ? person.user_id : null;
+  const { person } = event;
+  return "is_active" in person && !person.is_active ? person.user_id : null;
 }
 
 export interface HubSettings {
@@ -86,7 +86,6 @@ export class EventHub implements EventSink {
     // drops them wherever it happened (an admin command's events arrive via the outbox).
     const deactivated = deactivatedUserId(event);
     if (deactivated !== null) this.deleteQueuesOfUser(deactivated);
-    const flavour = flavourFor(event.type);
     const perUser: ReadonlyMap<number, Record<string, unknown>> | null =
       recipients instanceof Map ? (recipients as ReadonlyMap<number, Record<string, unknown>>) : null;
     const userIds: Iterable<number> = perUser ? perUser.keys() : (recipients as Iterable<number>);
@@ -98,11 +97,7 @@ export class EventHub implements EventSink {
         if (queue.realmId !== realmId) continue;
         const types = queue.options.eventTypes;
         if (types !== null && !types.includes(event.type)) continue;
-        const shaped = flavour
-          ? flavour(event, { userId, queueId: queue.id, options: queue.options, extra })
-          : extra
-            ? { ...event, ...extra }
-            : event;
+        const shaped = presentEvent(event, { userId, queueId: queue.id, options: queue.options, extra });
         if (shaped === null) continue;
         for (const one of Array.isArray(shaped) ? shaped : [shaped]) queue.push(one);
         if (queue.events.length > this.settings.maxQueueEvents) {

@@ -1,9 +1,9 @@
 import { badRequest } from "../errors.js";
-import type { ChatEvent, QueueOptions } from "./types.js";
+import type { QueueOptions, WireEvent } from "./types.js";
 
 export interface QueuedEvent {
   readonly id: number;
-  readonly event: ChatEvent;
+  readonly event: WireEvent;
 }
 
 /** What a parked long-poll is waiting with; resolved once, by events or a heartbeat. */
@@ -51,7 +51,7 @@ export class EventQueue {
     return this.waiter !== null;
   }
 
-  push(event: ChatEvent): void {
+  push(event: WireEvent): void {
     this.events.push({ id: this.nextEventId++, event });
     // Wake the poller once per burst: events published by one commit go out together.
     if (this.waiter && !this.wakeScheduled) {

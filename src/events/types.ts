@@ -1,13 +1,251 @@
+import type {
+  MessageEventHints,
+  WireChannel,
+  WireChannelFolder,
+  WireEmoji,
+  WireMessage,
+  WireNavigationView,
+  WireProfileField,
+  WireRecord,
+  WireSavedSnippet,
+  WireSubscription,
+  WireUnreadDetails,
+  WireUserGroup,
+} from "./wire-types.js";
+
 /**
- * An event as actions produce it: Zulip's wire shape ({type, op?, ...}), before the
- * per-queue `id`. Types that vary by client (message content flavour, capabilities)
- * are reshaped for each queue by their flavour in events/flavours.ts.
+ * Every event actions produce, in Zulip's wire shape ({type, op?, ...}) before the
+ * per-queue `id`. Presenters build each one (presenters/events/); events/flavours.ts
+ * decides, per type, how it is reshaped for each queue. Fields starting with `_` (and
+ * the user group routing) are hints for the flavour, never delivered. A new member
+ * here fails to compile until the flavour table decides its presentation.
  */
-export interface ChatEvent {
-  readonly type: string;
-  readonly op?: string;
-  readonly [key: string]: unknown;
-}
+export type ChatEvent =
+  | MessageEvent
+  | UpdateMessageEvent
+  | DeleteMessageEvent
+  | UpdateMessageFlagsEvent
+  | ReactionEvent
+  | TypingEvent
+  | StreamEvent
+  | SubscriptionEvent
+  | DefaultStreamsEvent
+  | ChannelFolderEvent
+  | RealmEvent
+  | RealmUserEvent
+  | UserGroupEvent
+  | UserSettingsEvent
+  | UserStatusEvent
+  | CustomProfileFieldsEvent
+  | NavigationViewEvent
+  | SavedSnippetsEvent;
+
+export type ChatEventType = ChatEvent["type"];
+
+/** The member of the union with this type. */
+export type EventOf<T extends ChatEventType> = Extract<ChatEvent, { type: T }>;
+
+/**
+ * An event as a queue holds and delivers it: a ChatEvent reshaped by its flavour, or
+ * one only flavours and queues make (heartbeat, update_global_notifications, the legacy
+ * one-message delete_message). Plain JSON, as GET /events sends it.
+ */
+export type WireEvent = { readonly type: string; readonly [key: string]: unknown };
+
+// ---- messages ----
+
+/** A new message. Per recipient: {flags}. */
+export type MessageEvent = { type: "message"; message: WireMessage; _hints: MessageEventHints };
+
+export type PropagateMode = "change_one" | "change_later" | "change_all";
+
+/** An edit (content, topic) or a move. Per recipient: {flags}. */
+export type UpdateMessageEvent = {
+  type: "update_message";
+  user_id: number;
+  edit_timestamp: number;
+  message_id: number;
+  message_ids: number[];
+  rendering_only: boolean;
+  stream_name?: string;
+  stream_id?: number;
+  new_stream_id?: number;
+  propagate_mode?: PropagateMode;
+  orig_subject?: string;
+  subject?: string;
+  topic_links?: Array<{ text: string; url: string }>;
+  orig_content?: string;
+  orig_rendered_content?: string;
+  content?: string;
+  rendered_content?: string;
+  is_me_message?: boolean;
+};
+
+/** Messages of one conversation deleted (or moved out of the recipient's sight). */
+export type DeleteMessageEvent =
+  | {
+      type: "delete_message";
+      message_ids: number[];
+      message_type: "stream";
+      stream_id: number;
+      topic: string;
+    }
+  | { type: "delete_message"; message_ids: number[]; message_type: "private" };
+
+export type UpdateMessageFlagsEvent = {
+  type: "update_message_flags";
+  op: "add" | "remove";
+  operation: "add" | "remove";
+  flag: string;
+  messages: number[];
+  all: boolean;
+  /** Removing `read`: what the client needs to count the messages unread again. */
+  message_details?: Record<string, WireUnreadDetails>;
+};
+
+export type ReactionEvent = {
+  type: "reaction";
+  op: "add" | "remove";
+  user_id: number;
+  user: { user_id: number; email: string; full_name: string };
+  message_id: number;
+} & WireEmoji;
+
+export type TypingUser = { user_id: number; email: string };
+
+export type TypingEvent =
+  | {
+      type: "typing";
+      message_type: "stream";
+      op: "start" | "stop";
+      sender: TypingUser;
+      stream_id: number;
+      topic: string;
+    }
+  | {
+      type: "typing";
+      message_type: "direct";
+      op: "start" | "stop";
+      sender: TypingUser;
+      recipients: TypingUser[];
+    };
+
+// ---- channels ----
+
+/** Fields some stream updates carry besides property and value. */
+export type StreamUpdateExtra = {
+  rendered_description?: string;
+  history_public_to_subscribers?: boolean;
+  is_web_public?: boolean;
+};
+
+export type StreamUpdateEvent = {
+  type: "stream";
+  op: "update";
+  stream_id: number;
+  name: string;
+  property: string;
+  value: unknown;
+  /** Unarchiving: the channel, created anew for clients without archived_channels. */
+  _channel?: WireChannel;
+} & StreamUpdateExtra;
+
+export type StreamEvent =
+  | { type: "stream"; op: "create"; streams: WireChannel[] }
+  | { type: "stream"; op: "delete"; streams: Array<{ stream_id: number }>; stream_ids: number[] }
+  | StreamUpdateEvent;
+
+export type SubscriptionEvent =
+  | { type: "subscription"; op: "add"; subscriptions: WireSubscription[] }
+  | { type: "subscription"; op: "remove"; subscriptions: Array<{ name: string; stream_id: number }> }
+  | { type: "subscription"; op: "peer_add" | "peer_remove"; stream_ids: number[]; user_ids: number[] }
+  | { type: "subscription"; op: "update"; property: string; value: unknown; stream_id: number };
+
+export type DefaultStreamsEvent = { type: "default_streams"; default_streams: number[] };
+
+export type ChannelFolderEvent =
+  | { type: "channel_folder"; op: "add"; channel_folder: WireChannelFolder }
+  | { type: "channel_folder"; op: "update"; channel_folder_id: number; data: Partial<WireChannelFolder> }
+  | { type: "channel_folder"; op: "reorder"; order: number[] };
+
+// ---- realm, users and groups ----
+
+export type RealmEvent = { type: "realm"; op: "update_dict"; property: "default"; data: WireRecord };
+
+/** One changed attribute of a user (realm_user update's `person`). */
+export type PersonUpdate = { user_id: number } & (
+  | { role: number }
+  | { full_name: string }
+  | { delivery_email: string }
+  | { new_email: string }
+  | { is_active: boolean }
+  | {
+      avatar_source: string;
+      avatar_url: string | null;
+      avatar_url_medium: string | null;
+      avatar_version: number;
+    }
+  | { custom_profile_field: { id: number; value: string | null; rendered_value?: string } }
+);
+
+export type RealmUserEvent =
+  /** A new user; `person` is per recipient (what each may see of them). */
+  { type: "realm_user"; op: "add" } | { type: "realm_user"; op: "update"; person: PersonUpdate };
+
+/** A user_group event as clients get it. */
+export type UserGroupWireEvent =
+  | { type: "user_group"; op: "add"; group: WireUserGroup }
+  | { type: "user_group"; op: "update"; group_id: number; data: WireRecord }
+  | { type: "user_group"; op: "add_members" | "remove_members"; group_id: number; user_ids: number[] }
+  | {
+      type: "user_group";
+      op: "add_subgroups" | "remove_subgroups";
+      group_id: number;
+      direct_subgroup_ids: number[];
+    }
+  | { type: "user_group"; op: "remove"; group_id: number };
+
+/**
+ * Clients without include_deactivated_groups do not know deactivated groups: they get
+ * `legacy` instead (remove on deactivation, a full add on reactivation), and nothing
+ * at all about a group while it is deactivated.
+ */
+export type UserGroupRouting = {
+  /** The event concerns a deactivated group. */
+  groupDeactivated?: boolean;
+  /** What clients without include_deactivated_groups get instead. */
+  legacy?: UserGroupWireEvent;
+};
+
+export type UserGroupEvent = UserGroupWireEvent & { chatd_user_group_routing?: UserGroupRouting };
+
+/** Per recipient: the user's email for the legacy update_global_notifications. */
+export type UserSettingsEvent = { type: "user_settings"; op: "update"; property: string; value: unknown };
+
+export type UserStatusEvent = {
+  type: "user_status";
+  user_id: number;
+  away?: boolean;
+  status_text?: string;
+} & Partial<WireEmoji>;
+
+export type CustomProfileFieldsEvent = { type: "custom_profile_fields"; fields: WireProfileField[] };
+
+// ---- a user's own data ----
+
+export type NavigationViewEvent =
+  | { type: "navigation_view"; op: "add"; navigation_view: WireNavigationView }
+  | {
+      type: "navigation_view";
+      op: "update";
+      fragment: string;
+      data: { name?: string; is_pinned?: boolean };
+    }
+  | { type: "navigation_view"; op: "remove"; fragment: string };
+
+export type SavedSnippetsEvent =
+  | { type: "saved_snippets"; op: "add" | "update"; saved_snippet: WireSavedSnippet }
+  | { type: "saved_snippets"; op: "remove"; saved_snippet_id: number };
 
 /**
  * Who receives an event: user IDs, or per-user extra data merged into the event
@@ -60,7 +298,10 @@ export interface FlavourContext {
 }
 
 /**
- * Reshapes an event for one queue (client capabilities, Markdown or not, per-user
- * fields). Returns the event(s) this queue gets, or null for none.
+ * Reshapes an event of one type for one queue (client capabilities, Markdown or not,
+ * per-user fields, hints removed). Returns the event(s) this queue gets, or null for none.
  */
-export type Flavour = (event: ChatEvent, ctx: FlavourContext) => ChatEvent | ChatEvent[] | null;
+export type Flavour<T extends ChatEventType = ChatEventType> = (
+  event: EventOf<T>,
+  ctx: FlavourContext,
+) => WireEvent | WireEvent[] | null;

@@ -1,5 +1,6 @@
 import type { ChannelFolderRow, ChannelRow, SubscriptionRow } from "../db/channel-rows.js";
 import { bool, int, intOrNull } from "../db/rows.js";
+import type { WireChannelFolder } from "../events/wire-types.js";
 import type { ChannelSnapshot } from "../world/channels.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { groupSettingValueForApi } from "../permissions/group-settings.js";
@@ -184,7 +185,7 @@ export function compareByName(
 }
 
 /** A ChannelFolder record. */
-export function presentChannelFolder(folder: ChannelFolderRow): Record<string, unknown> {
+export function presentChannelFolder(folder: ChannelFolderRow): WireChannelFolder {
   return {
     id: folder.id,
     name: folder.name,

@@ -1,8 +1,8 @@
 import { bool, int, type DbBigInt, type DbBool, type UserRow } from "../db/rows.js";
-import type { Flavour } from "../events/types.js";
-import { hasCapability, type ChatEvent } from "../events/types.js";
+import type { DisplayRecipientUser, WireMessage } from "../events/wire-types.js";
 import { avatarUrl } from "./users.js";
-import { EMAIL_VISIBILITY } from "../permissions/email-visibility.js";
+
+export type { DisplayRecipientUser };
 
 /** The columns of a message row the presenter reads. */
 export interface MessageRow {
@@ -16,13 +16,6 @@ export interface MessageRow {
   date_sent: DbBigInt;
   sending_client: string;
   is_me_message: DbBool;
-}
-
-export interface DisplayRecipientUser {
-  id: number;
-  email: string;
-  full_name: string;
-  is_mirror_dummy: boolean;
 }
 
 export const displayRecipientUser = (user: UserRow): DisplayRecipientUser => ({
@@ -44,12 +37,12 @@ export interface MessageContext {
 
 /**
  * Zulip's message dictionary, before the per-client step: `content` is the Markdown
- * source and `rendered_content` the HTML; messageFlavour (events) or the caller picks
+ * source and `rendered_content` the HTML; the message flavour (events) or the caller picks
  * one for apply_markdown and drops the other.
  */
-export function presentMessage(row: MessageRow, ctx: MessageContext): Record<string, unknown> {
+export function presentMessage(row: MessageRow, ctx: MessageContext): WireMessage {
   const isStream = row.stream_id !== null;
-  const message: Record<string, unknown> = {
+  const message: WireMessage = {
     id: row.id,
     type: isStream ? "stream" : "private",
     sender_id: row.sender_id,
@@ -70,62 +63,6 @@ export function presentMessage(row: MessageRow, ctx: MessageContext): Record<str
     reactions: [],
     submessages: [],
   };
-  if (isStream) message.stream_id = row.stream_id;
+  if (row.stream_id !== null) message.stream_id = row.stream_id;
   return message;
 }
-
-/** What messageFlavour needs besides the message itself (stripped before delivery). */
-export interface MessageEventHints {
-  /** Shown instead of the empty topic to clients without empty_topic_name. */
-  emptyTopicDisplayName: string;
-  /** May a client_gravatar client compute the sender's avatar itself? */
-  senderAvatarComputable: boolean;
-  /** The sender's local_id and queue_id: that queue's event echoes it as local_message_id. */
-  echo?: LocalEcho;
-}
-
-export interface LocalEcho {
-  localId: string;
-  queueId: string;
-}
-
-export function messageEvent(
-  message: Record<string, unknown>,
-  sender: UserRow,
-  emptyTopicDisplayName: string,
-  echo?: LocalEcho,
-) {
-  const hints: MessageEventHints = {
-    emptyTopicDisplayName,
-    senderAvatarComputable:
-      sender.email_address_visibility === EMAIL_VISIBILITY.EVERYONE && sender.avatar_source === "G",
-    ...(echo ? { echo } : {}),
-  };
-  return { type: "message", message, _hints: hints } satisfies ChatEvent;
-}
-
-/**
- * A message event for one client: Markdown or HTML content (apply_markdown), the
- * avatar (client_gravatar), the empty topic's name (empty_topic_name), the
- * recipient's own flags (per-user extra), and on the sending client's own queue only,
- * its local_id as local_message_id.
- */
-export const messageFlavour: Flavour = (event, { options, extra, queueId }) => {
-  const { _hints, message, ...rest } = event as ChatEvent & {
-    _hints: MessageEventHints;
-    message: Record<string, unknown>;
-  };
-  const shaped: Record<string, unknown> = { ...message };
-  if (options.applyMarkdown) {
-    shaped.content = message.rendered_content;
-    shaped.content_type = "text/html";
-  }
-  delete shaped.rendered_content;
-  if (options.clientGravatar && _hints.senderAvatarComputable) shaped.avatar_url = null;
-  if (shaped.subject === "" && shaped.type === "stream" && !hasCapability(options, "empty_topic_name")) {
-    shaped.subject = _hints.emptyTopicDisplayName;
-  }
-  const echo =
-    _hints.echo && _hints.echo.queueId === queueId ? { local_message_id: _hints.echo.localId } : {};
-  return { ...rest, message: shaped, flags: [], ...(extra ?? {}), ...echo };
-};

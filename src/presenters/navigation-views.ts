@@ -1,4 +1,5 @@
 import { bool, type DbBool } from "../db/rows.js";
+import type { WireNavigationView } from "../events/wire-types.js";
 
 export interface NavigationViewRow {
   id: number;
@@ -10,8 +11,10 @@ export interface NavigationViewRow {
 }
 
 /** A navigation view; SPEC: `name` is omitted for built-in views. */
-export function presentNavigationView(row: Pick<NavigationViewRow, "fragment" | "is_pinned" | "name">) {
-  const view: Record<string, unknown> = { fragment: row.fragment, is_pinned: bool(row.is_pinned) };
+export function presentNavigationView(
+  row: Pick<NavigationViewRow, "fragment" | "is_pinned" | "name">,
+): WireNavigationView {
+  const view: WireNavigationView = { fragment: row.fragment, is_pinned: bool(row.is_pinned) };
   if (row.name !== null) view.name = row.name;
   return view;
 }

@@ -1,4 +1,5 @@
 import { int, type DbBigInt } from "../db/rows.js";
+import type { WireSavedSnippet } from "../events/wire-types.js";
 
 export interface SavedSnippetRow {
   id: number;
@@ -9,6 +10,6 @@ export interface SavedSnippetRow {
   date_created: DbBigInt;
 }
 
-export function presentSavedSnippet(row: SavedSnippetRow) {
+export function presentSavedSnippet(row: SavedSnippetRow): WireSavedSnippet {
   return { id: row.id, title: row.title, content: row.content, date_created: int(row.date_created) };
 }

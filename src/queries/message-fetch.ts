@@ -196,7 +196,7 @@ export async function fetchMessageDicts(
     const sender = world.realm.userOrSystemBot(row.sender_id);
     if (!sender) continue;
     const channel = row.stream_id === null ? undefined : world.channels.channel(row.stream_id);
-    const message = presentMessage(row, {
+    const message: Record<string, unknown> = presentMessage(row, {
       realmStr: realmRow.string_id,
       sender,
       displayRecipient: row.stream_id === null ? direct(row) : (channel?.name ?? ""),

@@ -14,6 +14,7 @@
 //   render        Markdown to HTML, pure
 //   db            Knex, transactions, rows, the outbox, SQLite specifics
 //   base          config, errors, logger, clock, params (the parameter DSL), events/types.ts
+//                 (the ChatEvent union) and events/wire-types.ts (the records events carry)
 //
 // Each layer imports only the layers below it. `http` (request parsing, auth) and `events`
 // (queues, hub, flavours) are infrastructure: the layers above actions use them, actions
@@ -26,7 +27,15 @@ import { dirname, join, relative, resolve } from "node:path";
 const root = resolve(dirname(new URL(import.meta.url).pathname), "../..");
 const src = join(root, "src");
 
-const BASE = new Set(["config.ts", "errors.ts", "logger.ts", "clock.ts", "params.ts", "events/types.ts"]);
+const BASE = new Set([
+  "config.ts",
+  "errors.ts",
+  "logger.ts",
+  "clock.ts",
+  "params.ts",
+  "events/types.ts",
+  "events/wire-types.ts",
+]);
 
 /** The layer of a file (path relative to src/). */
 function layerOf(file) {

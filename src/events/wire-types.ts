@@ -1,0 +1,105 @@
+/**
+ * The records events carry, as presenters build them (Zulip's names, snake_case). A base
+ * leaf, so that events/types.ts can describe every event without importing a layer.
+ * Records whose shape is wide and decided by their presenter alone (a channel, a user)
+ * are typed as open dictionaries; the ones an event's flavour reads are spelled out.
+ */
+
+/** A dictionary presented by a presenter (see the alias's presenter for its fields). */
+export type WireRecord = Record<string, unknown>;
+
+/** presentChannel's stream dictionary (presenters/channels.ts). */
+export type WireChannel = WireRecord;
+/** presentSubscription's subscription dictionary (presenters/channels.ts). */
+export type WireSubscription = WireRecord;
+/** presentUser's user dictionary (presenters/users.ts). */
+export type WireUser = WireRecord;
+/** presentUserGroup's group dictionary (presenters/user-groups.ts). */
+export type WireUserGroup = WireRecord;
+/** presentField's custom profile field (presenters/custom-profile-fields.ts). */
+export type WireProfileField = WireRecord;
+/** unreadMessageDetails' record for one message (lib/unread.ts). */
+export type WireUnreadDetails = WireRecord;
+
+/** One participant of a direct message, as display_recipient lists them. */
+export type DisplayRecipientUser = {
+  id: number;
+  email: string;
+  full_name: string;
+  is_mirror_dummy: boolean;
+};
+
+/**
+ * Zulip's message dictionary before the per-client step: `content` is the Markdown
+ * source and `rendered_content` the HTML; the message flavour (or a fetch) keeps one.
+ */
+export type WireMessage = {
+  id: number;
+  type: "stream" | "private";
+  sender_id: number;
+  sender_email: string;
+  sender_full_name: string;
+  sender_realm_str: string;
+  avatar_url: string | null;
+  client: string;
+  content: string;
+  rendered_content: string;
+  content_type: string;
+  recipient_id: number;
+  /** Channel name, or the participants of a direct message. */
+  display_recipient: string | DisplayRecipientUser[];
+  subject: string;
+  topic_links: Array<{ text: string; url: string }>;
+  timestamp: number;
+  is_me_message: boolean;
+  reactions: unknown[];
+  submessages: unknown[];
+  stream_id?: number;
+};
+
+/** The sending request's local_id and queue_id: that queue's event echoes local_message_id. */
+export type LocalEcho = {
+  localId: string;
+  queueId: string;
+};
+
+/** What the message flavour needs besides the message itself; stripped before delivery. */
+export type MessageEventHints = {
+  /** Shown instead of the empty topic to clients without empty_topic_name. */
+  emptyTopicDisplayName: string;
+  /** May a client_gravatar client compute the sender's avatar itself? */
+  senderAvatarComputable: boolean;
+  echo?: LocalEcho;
+};
+
+/** An emoji as reactions and statuses carry it. */
+export type WireEmoji = {
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: string;
+};
+
+export type WireChannelFolder = {
+  id: number;
+  name: string;
+  description: string;
+  rendered_description: string;
+  date_created: number | null;
+  creator_id: number | null;
+  order: number;
+  is_archived: boolean;
+};
+
+/** A navigation view; `name` is omitted for built-in views. */
+export type WireNavigationView = {
+  fragment: string;
+  is_pinned: boolean;
+  name?: string;
+};
+
+export type WireSavedSnippet = {
+  id: number;
+  title: string;
+  content: string;
+  date_created: number;
+};

@@ -1,0 +1,157 @@
+import type { UserRow } from "../../db/rows.js";
+import {
+  hasCapability,
+  type DeleteMessageEvent,
+  type Flavour,
+  type MessageEvent,
+  type PropagateMode,
+  type ReactionEvent,
+  type UpdateMessageEvent,
+  type UpdateMessageFlagsEvent,
+} from "../../events/types.js";
+import type { LocalEcho, WireEmoji, WireMessage, WireUnreadDetails } from "../../events/wire-types.js";
+import { EMAIL_VISIBILITY } from "../../permissions/email-visibility.js";
+
+/** Message events: new messages, edits and moves, deletions, flags and reactions. */
+
+export function messageEvent(
+  message: WireMessage,
+  sender: UserRow,
+  emptyTopicDisplayName: string,
+  echo?: LocalEcho,
+): MessageEvent {
+  return {
+    type: "message",
+    message,
+    _hints: {
+      emptyTopicDisplayName,
+      senderAvatarComputable:
+        sender.email_address_visibility === EMAIL_VISIBILITY.EVERYONE && sender.avatar_source === "G",
+      ...(echo ? { echo } : {}),
+    },
+  };
+}
+
+/**
+ * A message event for one client: Markdown or HTML content (apply_markdown), the
+ * avatar (client_gravatar), the empty topic's name (empty_topic_name), the
+ * recipient's own flags (per-user extra), and on the sending client's own queue only,
+ * its local_id as local_message_id. The hints are not delivered.
+ */
+export const messageFlavour: Flavour<"message"> = (event, { options, extra, queueId }) => {
+  const { _hints, message, ...rest } = event;
+  const shaped: Partial<WireMessage> = { ...message };
+  if (options.applyMarkdown) {
+    shaped.content = message.rendered_content;
+    shaped.content_type = "text/html";
+  }
+  delete shaped.rendered_content;
+  if (options.clientGravatar && _hints.senderAvatarComputable) shaped.avatar_url = null;
+  if (shaped.subject === "" && shaped.type === "stream" && !hasCapability(options, "empty_topic_name")) {
+    shaped.subject = _hints.emptyTopicDisplayName;
+  }
+  const echo =
+    _hints.echo && _hints.echo.queueId === queueId ? { local_message_id: _hints.echo.localId } : {};
+  return { ...rest, message: shaped, flags: [], ...(extra ?? {}), ...echo };
+};
+
+/** What a content edit changes, as update_message carries it. */
+export type ContentEdit = Required<
+  Pick<
+    UpdateMessageEvent,
+    "orig_content" | "orig_rendered_content" | "content" | "rendered_content" | "is_me_message"
+  >
+>;
+
+export interface MessageEdit {
+  editorId: number;
+  timestamp: number;
+  /** The message the request named, and every message the edit changed (ascending). */
+  messageId: number;
+  messageIds: number[];
+  /** The channel the messages were in; none for direct messages. */
+  channel?: { id: number; name: string };
+  /** A move to another channel. */
+  newChannelId?: number;
+  /** A topic edit or a move: the topic before, and the new one if it changed. */
+  topic?: { propagateMode: PropagateMode; orig: string; renamed?: string };
+  content?: ContentEdit;
+}
+
+/** update_message: one event for an edit or a move, to everyone who has an edited message. */
+export function updateMessageEvent(edit: MessageEdit): UpdateMessageEvent {
+  const { channel, topic } = edit;
+  return {
+    type: "update_message",
+    user_id: edit.editorId,
+    edit_timestamp: edit.timestamp,
+    message_id: edit.messageId,
+    message_ids: edit.messageIds,
+    rendering_only: false,
+    ...(channel ? { stream_name: channel.name, stream_id: channel.id } : {}),
+    ...(edit.newChannelId !== undefined ? { new_stream_id: edit.newChannelId } : {}),
+    ...(topic ? { propagate_mode: topic.propagateMode, orig_subject: topic.orig } : {}),
+    ...(topic?.renamed !== undefined ? { subject: topic.renamed, topic_links: [] } : {}),
+    ...(edit.content ?? {}),
+  };
+}
+
+/** delete_message for messages of one conversation: a channel topic, or direct messages. */
+export function deleteMessageEvent(
+  messageIds: number[],
+  channel?: { id: number; topic: string },
+): DeleteMessageEvent {
+  return channel
+    ? {
+        type: "delete_message",
+        message_ids: messageIds,
+        message_type: "stream",
+        stream_id: channel.id,
+        topic: channel.topic,
+      }
+    : { type: "delete_message", message_ids: messageIds, message_type: "private" };
+}
+
+/**
+ * delete_message for one queue: one event with message_ids for clients with the
+ * bulk_message_deletion capability, else Zulip's legacy form, one event per message.
+ */
+export const deleteMessageFlavour: Flavour<"delete_message"> = (event, ctx) => {
+  if (hasCapability(ctx.options, "bulk_message_deletion")) return event;
+  const { message_ids: ids, ...rest } = event;
+  return ids.map((id) => ({ ...rest, message_id: id }));
+};
+
+/** update_message_flags; `all` when every message was marked read. */
+export function updateMessageFlagsEvent(
+  op: "add" | "remove",
+  flag: string,
+  messageIds: number[],
+  options: { all?: boolean; messageDetails?: Record<string, WireUnreadDetails> } = {},
+): UpdateMessageFlagsEvent {
+  return {
+    type: "update_message_flags",
+    op,
+    operation: op,
+    flag,
+    messages: messageIds,
+    all: options.all ?? false,
+    ...(options.messageDetails ? { message_details: options.messageDetails } : {}),
+  };
+}
+
+export function reactionEvent(
+  op: "add" | "remove",
+  user: UserRow,
+  messageId: number,
+  emoji: WireEmoji,
+): ReactionEvent {
+  return {
+    type: "reaction",
+    op,
+    user_id: user.id,
+    user: { user_id: user.id, email: user.email, full_name: user.full_name },
+    message_id: messageId,
+    ...emoji,
+  };
+}

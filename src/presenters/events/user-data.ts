@@ -1,0 +1,28 @@
+import type { NavigationViewEvent, SavedSnippetsEvent } from "../../events/types.js";
+import type { WireNavigationView, WireSavedSnippet } from "../../events/wire-types.js";
+
+/** Events about a user's own data, sent to that user only: navigation views, saved snippets. */
+
+export const navigationViewEvents = {
+  add(view: WireNavigationView): NavigationViewEvent {
+    return { type: "navigation_view", op: "add", navigation_view: view };
+  },
+  update(fragment: string, data: { name?: string; is_pinned?: boolean }): NavigationViewEvent {
+    return { type: "navigation_view", op: "update", fragment, data };
+  },
+  remove(fragment: string): NavigationViewEvent {
+    return { type: "navigation_view", op: "remove", fragment };
+  },
+};
+
+export const savedSnippetEvents = {
+  add(snippet: WireSavedSnippet): SavedSnippetsEvent {
+    return { type: "saved_snippets", op: "add", saved_snippet: snippet };
+  },
+  update(snippet: WireSavedSnippet): SavedSnippetsEvent {
+    return { type: "saved_snippets", op: "update", saved_snippet: snippet };
+  },
+  remove(snippetId: number): SavedSnippetsEvent {
+    return { type: "saved_snippets", op: "remove", saved_snippet_id: snippetId };
+  },
+};
