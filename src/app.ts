@@ -4,8 +4,10 @@ import type { RealmCache } from "./cache/realm-cache.js";
 import type { UserStateCache } from "./cache/user-state-cache.js";
 import type { Clock } from "./clock.js";
 import type { Config } from "./config.js";
+import type { GroupCommit } from "./db/group-commit.js";
 import type { Db } from "./db/tx.js";
 import type { EventHub } from "./events/hub.js";
+import type { PreparedMessage } from "./lib/prepared-message.js";
 import type { Logger } from "./logger.js";
 
 /**
@@ -26,6 +28,11 @@ export interface App {
   readonly channels: ChannelCache;
   /** The caller's newest message ID and profile values (GET /users/me). */
   readonly userState: UserStateCache;
+  /**
+   * Writes of POST /messages (actions/message-send.ts): sends that arrive while one
+   * commits share the next transaction. Returns each message's ID.
+   */
+  readonly messageSends: GroupCommit<PreparedMessage, number>;
   readonly clock: Clock;
   readonly logger: Logger;
   /** Housekeeping to stop when the app closes (timers). */

@@ -2,6 +2,8 @@ import type { Config } from "../config.js";
 import { createKnex } from "../db/knex.js";
 import { migrateLatest } from "../db/migrate.js";
 import { Db } from "../db/tx.js";
+import { GroupCommit } from "../db/group-commit.js";
+import { doSendMessages } from "../actions/message-write.js";
 import { EventHub } from "../events/hub.js";
 import type { EventRecipients } from "../events/types.js";
 import { drainOutbox } from "../events/outbox.js";
@@ -62,7 +64,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     knex,
     options.outbox === true,
   );
-  return {
+  const app: App = {
     config,
     knex,
     db,
@@ -70,10 +72,12 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     realms: new RealmCache(),
     channels: new ChannelCache(clock),
     userState,
+    messageSends: new GroupCommit(db, (tx, messages) => doSendMessages(app, tx, messages)),
     clock,
     logger,
     onClose: [],
   };
+  return app;
 }
 
 /** Starts event-queue housekeeping and restores queues saved by the last shutdown. */

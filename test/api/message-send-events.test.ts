@@ -1,5 +1,7 @@
 import { expect } from "chai";
-import { doSendMessages, prepareMessage, type PreparedMessage } from "../../src/actions/message-send.js";
+import { prepareMessage } from "../../src/actions/message-send.js";
+import { doSendMessages } from "../../src/actions/message-write.js";
+import type { PreparedMessage } from "../../src/lib/prepared-message.js";
 import { RECENT_CONVERSATIONS_LIMIT } from "../../src/queries/message-state.js";
 import type { Event } from "../helpers/apply-events.js";
 import { cast, createChannel, type Cast } from "../helpers/channels.js";

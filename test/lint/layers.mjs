@@ -64,7 +64,8 @@ const ALLOWED = {
   api: ["app", "http", "events", ...below("api")],
   http: ["app", ...below("queries")],
   events: ["app", ...below("actions")],
-  app: ["events", "cache", "db"],
+  // lib for the PreparedMessage type of App.messageSends.
+  app: ["events", "cache", "lib", "db"],
   ...Object.fromEntries(
     ORDER.slice(1).map((layer) => [
       layer,
