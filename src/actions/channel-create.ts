@@ -1,5 +1,6 @@
 import type { App } from "../app.js";
 import type { UserRow } from "../db/rows.js";
+import type { Tx } from "../db/tx.js";
 import { insufficientPermission } from "../errors.js";
 import { canAddSubscribers, isArchived } from "../permissions/channel-access.js";
 import { checkChannelName, normalizeChannelDescription } from "../lib/channel-validation.js";
@@ -41,43 +42,51 @@ export async function checkCreateChannel(
   actor: UserRow,
   req: CreateChannelRequest,
 ): Promise<number> {
+  return app.db.transaction((tx) => checkCreateChannelInTx(app, tx, actor, req));
+}
+
+/** checkCreateChannel inside a transaction the caller holds (`chatd init` creates #general so). */
+export async function checkCreateChannelInTx(
+  app: App,
+  tx: Tx,
+  actor: UserRow,
+  req: CreateChannelRequest,
+): Promise<number> {
   if (isGuestRole(actor.role)) throw notAllowedForGuests();
-  return app.db.transaction(async (tx) => {
-    const world = await loadWorld(app, tx.knex, actor.realm_id);
-    const name = checkChannelName(req.name);
-    if (world.channels.channelByName(name)) throw channelAlreadyExists(name);
-    if (typeof req.creation.folder_id === "number") checkFolderId(world.channels, req.creation.folder_id);
-    checkTopicsPolicyPermission(world.realm, actor, req.creation.topics_policy);
-    const settings = prepareChannelCreation(app, world, actor, req.creation);
-    const users = resolvePrincipals(world, req.subscribers);
-    const made = await doCreateChannel(app, tx, world, actor, {
-      name,
-      description: normalizeChannelDescription(req.description),
-      settings,
-    });
-    const after = { ...world, realm: made.realm };
-    if (users.some((u) => u.id !== actor.id) && !canAddSubscribers(after.realm, actor, made.channel)) {
-      throw insufficientPermission();
-    }
-    if (settings.is_default_stream) await doAddDefaultChannels(app, tx, after, [made.channel]);
-    await doAddSubscriptions(app, tx, after, [made.channel], users);
-    const markAsRead = [actor.id];
-    const announcementsId = world.realm.realm.new_stream_announcements_stream_id;
-    const target = announcementsId === null ? undefined : world.channels.channel(announcementsId);
-    if (req.announce && target && !isArchived(target)) {
-      await sendBotChannelMessage(
-        app,
-        tx,
-        target,
-        NEW_CHANNELS_TOPIC,
-        announcementMessage(actor, [made.channel]),
-        { markAsRead, realm: after.realm },
-      );
-    }
-    await sendChannelNotice(app, tx, made.channel, creationNotice(actor, made.channel), {
-      markAsRead,
-      realm: after.realm,
-    });
-    return made.channel.id;
+  const world = await loadWorld(app, tx.knex, actor.realm_id);
+  const name = checkChannelName(req.name);
+  if (world.channels.channelByName(name)) throw channelAlreadyExists(name);
+  if (typeof req.creation.folder_id === "number") checkFolderId(world.channels, req.creation.folder_id);
+  checkTopicsPolicyPermission(world.realm, actor, req.creation.topics_policy);
+  const settings = prepareChannelCreation(app, world, actor, req.creation);
+  const users = resolvePrincipals(world, req.subscribers);
+  const made = await doCreateChannel(app, tx, world, actor, {
+    name,
+    description: normalizeChannelDescription(req.description),
+    settings,
   });
+  const after = { ...world, realm: made.realm };
+  if (users.some((u) => u.id !== actor.id) && !canAddSubscribers(after.realm, actor, made.channel)) {
+    throw insufficientPermission();
+  }
+  if (settings.is_default_stream) await doAddDefaultChannels(app, tx, after, [made.channel]);
+  await doAddSubscriptions(app, tx, after, [made.channel], users);
+  const markAsRead = [actor.id];
+  const announcementsId = world.realm.realm.new_stream_announcements_stream_id;
+  const target = announcementsId === null ? undefined : world.channels.channel(announcementsId);
+  if (req.announce && target && !isArchived(target)) {
+    await sendBotChannelMessage(
+      app,
+      tx,
+      target,
+      NEW_CHANNELS_TOPIC,
+      announcementMessage(actor, [made.channel]),
+      { markAsRead, realm: after.realm },
+    );
+  }
+  await sendChannelNotice(app, tx, made.channel, creationNotice(actor, made.channel), {
+    markAsRead,
+    realm: after.realm,
+  });
+  return made.channel.id;
 }

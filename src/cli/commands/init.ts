@@ -1,10 +1,10 @@
 import { mkdirSync } from "node:fs";
 import { Command } from "commander";
-import chalk from "chalk";
-import { checkInitRealm, realmExists, type InitResult } from "../../actions/init.js";
+import { checkInitRealm, realmExists } from "../../actions/init.js";
 import { saveSetting } from "../../config.js";
 import { configFor, withApp } from "../context.js";
-import { CliError, printJson, printLine } from "../output.js";
+import { CliError, printJson } from "../output.js";
+import { printFirstRun } from "../next-steps.js";
 import { valueOrAsk } from "../prompts.js";
 
 interface InitOptions {
@@ -17,21 +17,10 @@ interface InitOptions {
   json?: boolean;
 }
 
-export function printCredentials(result: InitResult, password?: string): void {
-  printLine(chalk.green.bold("chatd is ready."));
-  printLine(`  ${chalk.bold("Realm URL:")} ${result.realm_url}`);
-  printLine(`  ${chalk.bold("Owner:    ")} ${result.email} (user ${result.user_id})`);
-  if (password) printLine(`  ${chalk.bold("Password: ")} ${password}`);
-  printLine(`  ${chalk.bold("API key:  ")} ${result.api_key}`);
-  printLine(
-    chalk.dim(
-      "  Shown once; only a hash is stored. Point a Zulip client at the realm URL with this email and key.",
-    ),
-  );
-}
-
 export const initCommand = new Command("init")
-  .description("create the data directory, the realm and its first owner; print the owner's API key")
+  .description(
+    "create the data directory, the realm, its first owner and #general; print the owner's API key and next steps",
+  )
   .option("--realm-name <name>", "organization name")
   .option("--owner-email <email>", "first owner's email (their login)")
   .option("--owner-name <name>", "first owner's full name")
@@ -61,6 +50,6 @@ export const initCommand = new Command("init")
       const result = await checkInitRealm(app, input);
       if (opts.externalUrl !== undefined) saveSetting(config.data_dir, "external_url", opts.externalUrl);
       if (opts.json) printJson(result);
-      else printCredentials(result);
+      else printFirstRun(input.realmName.trim(), result, { serving: false });
     });
   });

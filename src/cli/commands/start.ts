@@ -4,9 +4,9 @@ import { checkInitRealm, realmExists } from "../../actions/init.js";
 import { closeApp, createApp } from "../../server/create-app.js";
 import { generatePassword } from "../../lib/passwords.js";
 import { configFor } from "../context.js";
+import { printFirstRun } from "../next-steps.js";
 import { serveUntilSignal } from "../serve-loop.js";
 import { addServerFlags, serverFlagOverrides, type ServeFlags } from "./serve.js";
-import { printCredentials } from "./init.js";
 
 /**
  * `npm start`: the zero-configuration path. On first run it initializes the data
@@ -22,13 +22,14 @@ export const startCommand = addServerFlags(
   try {
     if (!(await realmExists(app))) {
       const password = process.env.CHATD_OWNER_PASSWORD ?? generatePassword();
+      const realmName = process.env.CHATD_REALM_NAME ?? "chatd";
       const result = await checkInitRealm(app, {
-        realmName: process.env.CHATD_REALM_NAME ?? "chatd",
+        realmName,
         ownerEmail: process.env.CHATD_OWNER_EMAIL ?? "owner@chatd.local",
         ownerName: process.env.CHATD_OWNER_NAME ?? "Owner",
         ownerPassword: password,
       });
-      printCredentials(result, password);
+      printFirstRun(realmName.trim(), result, { password, serving: true });
     }
   } catch (err) {
     await closeApp(app);

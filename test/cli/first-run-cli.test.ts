@@ -1,0 +1,204 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+import { closeApp, createApp } from "../../src/server/create-app.js";
+import { type App } from "../../src/app.js";
+import { testConfig } from "../../src/config.js";
+import { silentLogger } from "../../src/logger.js";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const BIN = join(ROOT, "bin", "chatd");
+
+function chatd(dataDir: string, args: string[]) {
+  const result = spawnSync(process.execPath, [BIN, "--data-dir", dataDir, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, CHATD_LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+async function withTestApp<T>(dataDir: string, fn: (app: App) => Promise<T>): Promise<T> {
+  const app = await createApp(testConfig(dataDir), { logger: silentLogger, migrate: false });
+  try {
+    return await fn(app);
+  } finally {
+    await closeApp(app);
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort) => {
+    const probe = createServer();
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function waitForServer(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/api/v1/server_settings`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("server did not start");
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((r) =>
+    child.exitCode !== null ? r(child.exitCode) : child.once("exit", (code) => r(code)),
+  );
+
+const basicAuth = (email: string, key: string) => ({
+  authorization: `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`,
+});
+
+/** The lines a new administrator needs, whether from `init` or the first `start`. */
+function expectNextSteps(out: string, email: string, apiKey: string, url: string) {
+  expect(out).to.contain("npx chatd user create --email");
+  expect(out).to.contain(`${url}/api/v1/fetch_api_key`);
+  expect(out).to.contain("npx chatd api-key --email");
+  expect(out).to.contain(`[api]\n    email=${email}\n    key=${apiKey}\n    site=${url}\n`);
+  for (const client of ["Zulip mobile app", "zulip-terminal", "python bindings", "zulip_bots", "zulip-js"]) {
+    expect(out).to.contain(client);
+  }
+  expect(out).not.to.contain("chatd is ready");
+}
+
+describe("the first run: a usable organization and the next steps", function () {
+  this.timeout(60_000);
+  let dataDir: string;
+
+  beforeEach(function () {
+    dataDir = mkdtempSync(join(tmpdir(), "chatd-first-run-"));
+  });
+  afterEach(function () {
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("init creates #general (public, default, the owner subscribed, a welcome) and prints the next steps", async function () {
+    const init = chatd(dataDir, [
+      "init",
+      "--no-input",
+      "--realm-name",
+      "Elsinore",
+      "--owner-email",
+      "desdemona@zulip.test",
+      "--owner-name",
+      "Desdemona",
+      "--owner-password",
+      "correct horse",
+    ]);
+    expect(init.code, init.stderr).to.equal(0);
+    const apiKey = /API key:\s+(\S{32})/.exec(init.stdout)![1]!;
+    expectNextSteps(init.stdout, "desdemona@zulip.test", apiKey, "http://127.0.0.1:9991");
+    expect(init.stdout).to.contain("npx chatd serve");
+    expect(init.stdout).to.contain("#general");
+
+    const created = chatd(dataDir, [
+      "user",
+      "create",
+      "--no-input",
+      "--email",
+      "hamlet@zulip.test",
+      "--full-name",
+      "Hamlet",
+      "--password",
+      "to-be-or-not",
+    ]);
+    expect(created.code, created.stderr).to.equal(0);
+
+    await withTestApp(dataDir, async (app) => {
+      const general = await app.knex("streams").where({ name: "general" }).first();
+      expect(general).to.include({ invite_only: 0, is_web_public: 0, is_archived: 0 });
+      expect(await app.knex("default_streams").pluck("stream_id")).to.deep.equal([general.id]);
+      const realm = await app.knex("realms").first();
+      expect(realm.new_stream_announcements_stream_id).to.equal(general.id);
+      const subscribers = await app
+        .knex("subscriptions as s")
+        .join("users as u", "u.id", "s.user_id")
+        .where({ "s.stream_id": general.id, "s.active": true })
+        .orderBy("u.id")
+        .pluck("u.email");
+      // The owner, and every user created later (general is a default channel).
+      expect(subscribers).to.deep.equal(["desdemona@zulip.test", "hamlet@zulip.test"]);
+      const messages = await app
+        .knex("messages as m")
+        .join("users as u", "u.id", "m.sender_id")
+        .where("m.stream_id", general.id)
+        .orderBy("m.id")
+        .select<Array<{ full_name: string; topic: string; content: string }>>(
+          "u.full_name",
+          "m.topic",
+          "m.content",
+        );
+      expect(messages.map((m) => [m.full_name, m.topic])).to.deep.equal([
+        ["Notification Bot", "channel events"],
+        ["Notification Bot", "welcome"],
+      ]);
+      expect(messages[1]!.content).to.contain("Welcome to Elsinore!");
+    });
+  });
+
+  it("the first start does the same, and a client sees #general and its welcome over the API", async function () {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "start", "--port", String(port)], {
+      env: { ...process.env, CHATD_LOG_LEVEL: "warn", CHATD_REALM_NAME: "Globe Theatre" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    try {
+      await waitForServer(url, child);
+      const apiKey = /API key:\s+(\S{32})/.exec(out)![1]!;
+      expectNextSteps(out, "owner@chatd.local", apiKey, url);
+      expect(out).not.to.contain("npx chatd serve");
+      const auth = basicAuth("owner@chatd.local", apiKey);
+      const streams = (await (
+        await fetch(`${url}/api/v1/streams?include_default=true`, { headers: auth })
+      ).json()) as {
+        streams: Array<{ name: string; is_default: boolean; invite_only: boolean }>;
+      };
+      expect(streams.streams.map((s) => [s.name, s.is_default, s.invite_only])).to.deep.equal([
+        ["general", true, false],
+      ]);
+      const narrow = JSON.stringify([{ operator: "channel", operand: "general" }]);
+      const fetched = (await (
+        await fetch(
+          `${url}/api/v1/messages?anchor=newest&num_before=10&num_after=0&narrow=${encodeURIComponent(narrow)}`,
+          {
+            headers: auth,
+          },
+        )
+      ).json()) as {
+        messages: Array<{ sender_full_name: string; subject: string; content: string; flags: string[] }>;
+      };
+      const welcome = fetched.messages.find((m) => m.subject === "welcome")!;
+      expect(welcome.sender_full_name).to.equal("Notification Bot");
+      expect(welcome.content).to.contain("Welcome to Globe Theatre!");
+      expect(welcome.flags).not.to.include("read");
+      // The README's first client example: sending to general works at once.
+      const sent = await fetch(`${url}/api/v1/messages`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ type: "stream", to: "general", topic: "hello", content: "Hi!" }),
+      });
+      expect(sent.status).to.equal(200);
+      child.kill("SIGINT");
+      expect(await exited(child)).to.equal(0);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  });
+});
