@@ -11,8 +11,11 @@ export const ZULIP_FEATURE_LEVEL = 496;
 export const ZULIP_VERSION = "11.0-chatd";
 export const ZULIP_MERGE_BASE = "11.0";
 
+/** The default realm icon, a file the server serves under /static. */
+export const DEFAULT_REALM_ICON_PATH = "/static/images/logo/chatd-icon-128x128.png";
+
 export function realmIconUrl(config: Config, realm: RealmRow): string {
-  return `${realmUrl(config)}/static/images/logo/zulip-icon-128x128.png?version=${realm.icon_version}`;
+  return `${realmUrl(config)}${DEFAULT_REALM_ICON_PATH}?version=${realm.icon_version}`;
 }
 
 /** POST /register's `realm` fetch type: realm_* settings, server limits and timings. */

@@ -5,6 +5,8 @@ import { JsonableError } from "../errors.js";
 import { ENDPOINTS } from "../api/index.js";
 import { bodyParser } from "../http/body.js";
 import { routeNotFound, type Endpoint } from "../http/endpoint.js";
+import { homePage } from "./home-page.js";
+import { staticFiles } from "./static-files.js";
 
 /** Literal segments before parameters, so /users/me wins over /users/:user_id. */
 function routeOrder(a: Endpoint, b: Endpoint): number {
@@ -98,5 +100,8 @@ export function createHttpApp(app: App): Koa {
       };
     }
   });
+  // Outside /api/v1: the page at / and the files under /static.
+  koa.use(homePage(app));
+  koa.use(staticFiles());
   return koa;
 }
