@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { apiKeyCommand } from "./commands/api-key.js";
 import { backupCommand } from "./commands/backup.js";
+import { channelCommand } from "./commands/channel.js";
 import { initCommand } from "./commands/init.js";
 import { messageCommand } from "./commands/message.js";
 import { migrateCommand } from "./commands/migrate.js";
@@ -20,6 +21,7 @@ export function createProgram(): Command {
     .addCommand(startCommand)
     .addCommand(migrateCommand)
     .addCommand(userCommand)
+    .addCommand(channelCommand)
     .addCommand(messageCommand)
     .addCommand(topicCommand)
     .addCommand(apiKeyCommand)
