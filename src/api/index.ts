@@ -47,6 +47,7 @@ import {
   updateSavedSnippet,
 } from "./saved-snippets.js";
 import { getServerSettings } from "./server-settings.js";
+import { updateSettings } from "./settings.js";
 import {
   createUserGroup,
   deactivateUserGroup,
@@ -118,6 +119,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   reactivateUser,
   updateOwnProfileData,
   removeOwnProfileData,
+  updateSettings,
   // custom profile fields
   getCustomProfileFields,
   createCustomProfileField,

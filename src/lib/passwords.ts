@@ -39,3 +39,10 @@ export async function verifyPassword(password: string, encoded: string | null): 
 export function generatePassword(): string {
   return randomBytes(12).toString("base64url");
 }
+
+/** chatd's password rule, advertised by /register as password_min_length and password_max_length. */
+export const PASSWORD_MIN_LENGTH = 6;
+export const PASSWORD_MAX_LENGTH = 100;
+
+export const isStrongPassword = (password: string) =>
+  password.length >= PASSWORD_MIN_LENGTH && password.length <= PASSWORD_MAX_LENGTH;

@@ -5,6 +5,7 @@ import type { RealmSnapshot } from "../world/realm.js";
 import { groupSettingValueForApi } from "../permissions/group-settings.js";
 import { REALM_GROUP_SETTING_NAMES } from "../permissions/setting-registry.js";
 import { LIMITS, emptyTopicDisplayName } from "../lib/realm-limits.js";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../lib/passwords.js";
 
 /** Server identity and limits shared by /server_settings and /register. */
 export const ZULIP_FEATURE_LEVEL = 496;
@@ -97,8 +98,8 @@ export function presentRealmState(
     upgrade_text_for_wide_organization_logo: "",
     development_environment: false,
     server_generation: 1,
-    password_min_length: 6,
-    password_max_length: 100,
+    password_min_length: PASSWORD_MIN_LENGTH,
+    password_max_length: PASSWORD_MAX_LENGTH,
     password_min_guesses: 10000,
     max_file_upload_size_mib: 0,
     max_avatar_file_size_mib: 0,

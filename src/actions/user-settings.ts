@@ -1,0 +1,144 @@
+import type { App } from "../app.js";
+import { emailHost } from "../config.js";
+import { bool, type UserRow } from "../db/rows.js";
+import type { Tx } from "../db/tx.js";
+import { badRequest, botsNotAllowed, noSuchUser } from "../errors.js";
+import { isValidEmail } from "../lib/emails.js";
+import { hashPassword, isStrongPassword, verifyPassword } from "../lib/passwords.js";
+import { p, type ParamSpec, type ParamValues } from "../params.js";
+import type { RealmSnapshot } from "../world/realm.js";
+import { isAdminRole } from "../world/roles.js";
+import { checkFullName, checkNameAvailable, doChangeDeliveryEmail, doChangeFullName } from "./users.js";
+
+/**
+ * PATCH /settings: users change their own settings (Zulip's json_change_settings).
+ *
+ * USER_SETTINGS is the one registry of what the endpoint accepts. Each entry names its
+ * request parameters (the endpoint's parameter spec is their union, so any other setting
+ * a client sends comes back in ignored_parameters_unsupported) and turns their values
+ * into a checked change. Entries run in Zulip's order; every change is checked before
+ * any is written and all are written in one transaction, so a refused request changes
+ * nothing. A new setting is one more entry: for a stored display or notification setting,
+ * its parameter, and a write that stores it and sends the user_settings event.
+ */
+
+/** The user and realm as the request's transaction sees them. */
+export interface SettingContext {
+  readonly app: App;
+  readonly user: UserRow;
+  readonly realm: RealmSnapshot;
+}
+
+/** A checked change: writes it, with its events, in the request's transaction. */
+export type SettingWrite = (app: App, tx: Tx) => Promise<void>;
+
+export interface UserSetting<S extends ParamSpec = ParamSpec, P = unknown> {
+  /** The request parameters it reads. */
+  readonly params: S;
+  /**
+   * Slow work done before the transaction (password hashing), so it never holds the
+   * write lock; may refuse the request. Its result is passed to `check`.
+   */
+  prepare?(app: App, user: UserRow, values: ParamValues<S>): Promise<P>;
+  /** The change the values ask for, or null when nothing changes; throwing refuses the request. */
+  check(ctx: SettingContext, values: ParamValues<S>, prepared: P | undefined): SettingWrite | null;
+}
+
+const defineSetting = <S extends ParamSpec, P = undefined>(setting: UserSetting<S, P>) =>
+  setting as unknown as UserSetting;
+
+/** old_password + new_password: Zulip checks the old password, then the new one's strength. */
+const password = defineSetting({
+  params: { old_password: p.str().optional(), new_password: p.str().optional() },
+  async prepare(_app, user, values) {
+    if (values.new_password === undefined) return undefined;
+    if (!(await verifyPassword(values.old_password ?? "", user.password_hash))) {
+      throw badRequest("Wrong password!");
+    }
+    if (!isStrongPassword(values.new_password)) throw badRequest("New password is too weak!");
+    return { verifiedHash: user.password_hash, newHash: await hashPassword(values.new_password) };
+  },
+  check({ user }, _values, prepared) {
+    if (!prepared) return null;
+    // Changed by another request since it was checked: the old password is no longer it.
+    if (user.password_hash !== prepared.verifiedHash) throw badRequest("Wrong password!");
+    return async (app, tx) => {
+      await tx.knex("users").where({ id: user.id }).update({ password_hash: prepared.newHash });
+      tx.afterCommit(() => app.realms.invalidate(user.realm_id));
+    };
+  },
+});
+
+/** The Notification Bot's addresses, existing or to come, are not for people. */
+function isSystemBotEmail(app: App, realm: RealmSnapshot, email: string): boolean {
+  const key = email.toLowerCase();
+  if (realm.systemBots.some((bot) => bot.email.toLowerCase() === key)) return true;
+  return key === `notification-bot@${emailHost(app.config)}`.toLowerCase();
+}
+
+/**
+ * email: chatd sends no mail, so the change Zulip would make once the new address is
+ * confirmed happens at once. Administrators are not bound by email_changes_disabled.
+ */
+const email = defineSetting({
+  params: { email: p.str().optional() },
+  check({ app, user, realm }, values) {
+    if (values.email === undefined) return null;
+    const address = values.email.trim();
+    if (address === user.delivery_email) return null;
+    if (bool(realm.realm.email_changes_disabled) && !isAdminRole(user.role)) {
+      throw badRequest("Email address changes are disabled in this organization.");
+    }
+    if (!isValidEmail(address)) throw badRequest("Invalid address.");
+    if (isSystemBotEmail(app, realm, address)) throw badRequest("Reserved for system bots.");
+    const holder = realm.userByEmail(address);
+    if (holder && holder.id !== user.id) {
+      throw badRequest(bool(holder.is_active) ? "Already has an account." : "Account has been deactivated.");
+    }
+    return (app, tx) => doChangeDeliveryEmail(app, tx, user, address);
+  },
+});
+
+/**
+ * full_name: where name changes are disabled, a member's change is ignored without an
+ * error, as Zulip does (its clients offer no way to ask); administrators may.
+ */
+const fullName = defineSetting({
+  params: { full_name: p.str().optional() },
+  check({ user, realm }, values) {
+    if (values.full_name === undefined || values.full_name === user.full_name) return null;
+    if (bool(realm.realm.name_changes_disabled) && !isAdminRole(user.role)) return null;
+    const name = checkFullName(values.full_name);
+    if (name === user.full_name) return null;
+    checkNameAvailable(realm, name, user.id);
+    return (app, tx) => doChangeFullName(app, tx, user, name);
+  },
+});
+
+/** Every setting of PATCH /settings, in the order Zulip applies them. */
+export const USER_SETTINGS: readonly UserSetting[] = [password, email, fullName];
+
+/** The endpoint's parameter spec: every setting's parameters. */
+export const USER_SETTING_PARAMS: ParamSpec = Object.fromEntries(
+  USER_SETTINGS.flatMap((s) => Object.entries(s.params)),
+);
+
+export async function checkUpdateUserSettings(
+  app: App,
+  user: UserRow,
+  values: Readonly<Record<string, unknown>>,
+): Promise<void> {
+  if (bool(user.is_bot)) throw botsNotAllowed();
+  const prepared: unknown[] = [];
+  for (const setting of USER_SETTINGS) {
+    prepared.push(setting.prepare ? await setting.prepare(app, user, values) : undefined);
+  }
+  await app.db.transaction(async (tx) => {
+    const realm = await app.realms.get(tx.knex, user.realm_id);
+    const current = realm.user(user.id);
+    if (!current) throw noSuchUser();
+    const ctx: SettingContext = { app, user: current, realm };
+    const writes = USER_SETTINGS.map((setting, i) => setting.check(ctx, values, prepared[i]));
+    for (const write of writes) if (write) await write(app, tx);
+  });
+}
