@@ -41,6 +41,20 @@ describe("the chatd CLI: channel create, list and archive", function () {
     expect(res.code, res.stderr).to.equal(0);
     return JSON.parse(res.stdout) as T;
   };
+  /** As json, without blocking the event loop (while this process talks to a server). */
+  const jsonAsync = async <T>(...args: string[]): Promise<T> => {
+    const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, ...args, "--json"], {
+      env: { ...process.env, CHATD_LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((r) => child.once("close", r));
+    expect(code, stderr).to.equal(0);
+    return JSON.parse(stdout) as T;
+  };
   const withTestApp = async <T>(fn: (app: App) => Promise<T>) => {
     const app = await createApp(testConfig(dataDir), { logger: silentLogger, migrate: false });
     try {
@@ -279,7 +293,9 @@ describe("the chatd CLI: channel create, list and archive", function () {
           }),
         })
       ).json()) as { queue_id: string };
-      const created = json<ChannelJson>(
+      // Run asynchronously: a blocked event loop would let the server close the idle
+      // keep-alive connection the next fetch reuses.
+      const created = await jsonAsync<ChannelJson>(
         "channel",
         "create",
         "--name",
@@ -287,7 +303,7 @@ describe("the chatd CLI: channel create, list and archive", function () {
         "--subscribers",
         "desdemona@zulip.test",
       );
-      json("channel", "archive", "--name", "live");
+      await jsonAsync("channel", "archive", "--name", "live");
       type Event = {
         id: number;
         type: string;
