@@ -50,7 +50,14 @@ export interface Inputs {
 /** The npm packages and the override file, as installed. */
 export function loadInputs(): Inputs {
   const require = createRequire(import.meta.url);
-  const json = <T>(id: string): T => JSON.parse(readFileSync(require.resolve(id), "utf8")) as T;
+  const resolve = (id: string) => {
+    try {
+      return require.resolve(id);
+    } catch {
+      throw new Error(`${id} is not installed: run npm install (it is a devDependency)`);
+    }
+  };
+  const json = <T>(id: string): T => JSON.parse(readFileSync(resolve(id), "utf8")) as T;
   const base = json<CldrFile>("cldr-annotations-full/annotations/en/annotations.json");
   const derived = json<CldrFile>("cldr-annotations-derived-full/annotationsDerived/en/annotations.json");
   const custom = JSON.parse(readFileSync(CUSTOM_FILE, "utf8")) as { code_to_names: NameTable };
