@@ -1,6 +1,6 @@
 import type { App } from "../app.js";
 import { bool, type UserRow } from "../db/rows.js";
-import { badRequest, botsNotAllowed } from "../errors.js";
+import { JsonableError, badRequest, botsNotAllowed } from "../errors.js";
 
 /** push_devices.kind */
 export const PUSH_KIND = { APNS: 1, FCM: 2 } as const;
@@ -58,4 +58,54 @@ export async function checkRemovePushDevice(
     const removed = await tx.knex("push_devices").where({ user_id: user.id, kind, token }).delete();
     if (removed === 0) throw badRequest("Token does not exist");
   });
+}
+
+// ---- Mobile push: chatd has no push notification service ----
+//
+// Zulip sends push notifications through its push bouncer (or with the server's own
+// APNs/FCM credentials); chatd has neither, so it answers as a Zulip server that is not
+// configured for push notifications: /server_settings says push_notifications_enabled
+// false, and registering for or testing notifications is refused.
+
+export const pushServiceNotConfigured = () =>
+  new JsonableError(
+    "Server is not configured to use push notification service.",
+    "PUSH_SERVICE_NOT_CONFIGURED",
+    400,
+  );
+const invalidPushDeviceToken = () =>
+  new JsonableError("Device not recognized", "INVALID_PUSH_DEVICE_TOKEN", 400);
+const noActivePushDevice = () =>
+  new JsonableError("No active registered push device", "NO_ACTIVE_PUSH_DEVICE", 400);
+
+/** POST /mobile_push/register: Zulip refuses before looking at the device. */
+export function checkRegisterPushDevice(user: UserRow): never {
+  if (bool(user.is_bot)) throw botsNotAllowed();
+  throw pushServiceNotConfigured();
+}
+
+/**
+ * POST /mobile_push/test_notification. An unknown token is Zulip's error; otherwise
+ * Zulip, with nothing configured, would drop the notification and report success:
+ * chatd says why no notification will come instead.
+ */
+export async function checkSendTestNotification(app: App, user: UserRow, token?: string): Promise<never> {
+  if (bool(user.is_bot)) throw botsNotAllowed();
+  if (token !== undefined) {
+    const known = await app
+      .knex("push_devices")
+      .where({ user_id: user.id, token })
+      .first<{ id: number } | undefined>("id");
+    if (!known) throw invalidPushDeviceToken();
+  }
+  throw pushServiceNotConfigured();
+}
+
+/**
+ * POST /mobile_push/e2ee/test_notification: Zulip tests the devices whose registration
+ * with the push service completed, and without a push service none ever does.
+ */
+export function checkSendE2eeTestNotification(user: UserRow): never {
+  if (bool(user.is_bot)) throw botsNotAllowed();
+  throw noActivePushDevice();
 }

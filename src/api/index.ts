@@ -39,7 +39,11 @@ import {
   addApnsDeviceToken,
   removeAndroidRegistrationId,
   removeApnsDeviceToken,
+  registerPushDevice,
+  sendE2eeTestNotification,
+  sendTestNotification,
 } from "./push-devices.js";
+import { registerClientDevice, removeClientDevice } from "./client-devices.js";
 import {
   createSavedSnippet,
   deleteSavedSnippet,
@@ -134,6 +138,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
   removeApnsDeviceToken,
   addAndroidRegistrationId,
   removeAndroidRegistrationId,
+  // mobile devices and push notifications (none: chatd has no push service)
+  registerClientDevice,
+  removeClientDevice,
+  registerPushDevice,
+  sendTestNotification,
+  sendE2eeTestNotification,
   // navigation views
   getNavigationViews,
   addNavigationView,

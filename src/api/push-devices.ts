@@ -1,4 +1,13 @@
-import { PUSH_KIND, checkAddPushDevice, checkAppId, checkRemovePushDevice } from "../actions/push-devices.js";
+import {
+  PUSH_KIND,
+  checkAddPushDevice,
+  checkAppId,
+  checkRegisterPushDevice,
+  checkRemovePushDevice,
+  checkSendE2eeTestNotification,
+  checkSendTestNotification,
+} from "../actions/push-devices.js";
+import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
 import { p } from "../params.js";
 
@@ -46,5 +55,62 @@ export const removeAndroidRegistrationId = defineEndpoint({
   async handler({ app, user, params }) {
     await checkRemovePushDevice(app, user, PUSH_KIND.FCM, params.token);
     return {};
+  },
+});
+
+// End-to-end encrypted push registration (feature level 406, devices since 468) and
+// test notifications: chatd has no push service, so these give Zulip's refusals.
+
+const uint32 = () =>
+  p.custom((raw, name) => {
+    const value = p.int().decode(raw, name);
+    if (value < 0 || value > 0xffffffff) {
+      throw badRequest(`Invalid ${name}: Value error, Not a valid unsigned 32-bit integer`);
+    }
+    return value;
+  });
+
+export const registerPushDevice = defineEndpoint({
+  method: "POST",
+  path: "/mobile_push/register",
+  auth: "user",
+  params: {
+    device_id: p.int(),
+    token_kind: p
+      .custom((raw, name) => {
+        if (raw !== "fcm" && raw !== "apns") {
+          throw badRequest(`Invalid ${name}: Value error, Not in the list of possible values`);
+        }
+        return raw;
+      })
+      .optional(),
+    push_key: p.str().optional(),
+    push_key_id: uint32().optional(),
+    bouncer_public_key: p.str().optional(),
+    encrypted_push_registration: p.str().optional(),
+    token_id: p.str().optional(),
+  },
+  handler({ user }) {
+    return checkRegisterPushDevice(user);
+  },
+});
+
+export const sendTestNotification = defineEndpoint({
+  method: "POST",
+  path: "/mobile_push/test_notification",
+  auth: "user",
+  params: { token: p.str().optional() },
+  handler({ app, user, params }) {
+    return checkSendTestNotification(app, user, params.token);
+  },
+});
+
+export const sendE2eeTestNotification = defineEndpoint({
+  method: "POST",
+  path: "/mobile_push/e2ee/test_notification",
+  auth: "user",
+  params: { device_id: p.int().optional() },
+  handler({ user }) {
+    return checkSendE2eeTestNotification(user);
   },
 });

@@ -74,6 +74,7 @@ export class UserStateCache {
       case "user_status":
       case "navigation_view":
       case "saved_snippets":
+      case "device":
         // Nothing cached here depends on these; a new event type must decide.
         break;
     }

@@ -31,6 +31,7 @@ export const FLAVOURS: FlavourTable = {
   custom_profile_fields: null,
   navigation_view: null,
   saved_snippets: null,
+  device: null,
 };
 
 /** The event(s) one queue gets for `event`, or null for none. */

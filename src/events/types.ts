@@ -38,7 +38,8 @@ export type ChatEvent =
   | UserStatusEvent
   | CustomProfileFieldsEvent
   | NavigationViewEvent
-  | SavedSnippetsEvent;
+  | SavedSnippetsEvent
+  | DeviceEvent;
 
 export type ChatEventType = ChatEvent["type"];
 
@@ -246,6 +247,9 @@ export type NavigationViewEvent =
 export type SavedSnippetsEvent =
   | { type: "saved_snippets"; op: "add" | "update"; saved_snippet: WireSavedSnippet }
   | { type: "saved_snippets"; op: "remove"; saved_snippet_id: number };
+
+/** A mobile device of the user registered or removed (no push fields: chatd has no push). */
+export type DeviceEvent = { type: "device"; op: "add" | "remove"; device_id: number };
 
 /**
  * Who receives an event: user IDs, or per-user extra data merged into the event

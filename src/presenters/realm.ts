@@ -6,6 +6,7 @@ import { groupSettingValueForApi } from "../permissions/group-settings.js";
 import { REALM_GROUP_SETTING_NAMES } from "../permissions/setting-registry.js";
 import { LIMITS, emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../lib/passwords.js";
+import { emojiDataUrl } from "../render/emoji-table.js";
 
 /** Server identity and limits shared by /server_settings and /register. */
 export const ZULIP_FEATURE_LEVEL = 496;
@@ -107,6 +108,7 @@ export function presentRealmState(
     max_logo_file_size_mib: 0,
     server_inline_image_preview: true,
     server_inline_url_embed_preview: false,
+    server_emoji_data_url: emojiDataUrl(url),
     server_avatar_changes_disabled: false,
     server_name_changes_disabled: false,
     server_needs_upgrade: false,

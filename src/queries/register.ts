@@ -1,3 +1,4 @@
+import { fetchDevicesState } from "./client-devices.js";
 import { fetchCustomProfileFieldsState } from "./custom-profile-fields.js";
 import {
   fetchMessageState,
@@ -36,6 +37,7 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   message: fetchMessageState,
   recent_private_conversations: fetchRecentPrivateConversationsState,
   update_message_flags: fetchUnreadState,
+  device: fetchDevicesState,
 };
 
 /** Builds the state for the requested types (all when null); unknown types are ignored. */

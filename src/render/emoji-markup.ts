@@ -1,8 +1,9 @@
-import { unicodeEmojiCode, unicodeEmojiName } from "./emoji.js";
+import { unicodeEmojiCode, unicodeEmojiName } from "./emoji-table.js";
 
 /**
  * Emoji in messages: `:name:` syntax and emoji characters typed directly. Names and code
- * points come from the shared emoji table (src/lib/emoji.ts), so `:smile:` is 1f604.
+ * points come from Zulip's emoji table (emoji-table.ts), so `:smile:` is 1f604 and `:cat:`
+ * is 1f408.
  */
 export type EmojiMarkup =
   { kind: "unicode"; name: string; code: string } | { kind: "image"; name: string; src: string };
@@ -12,9 +13,6 @@ export const ZULIP_EMOJI_URL = "/static/generated/emoji/images/emoji/unicode/zul
 /** Zulip's EMOJI_REGEX `:[\w\-\+]+:` (Python's \w is Unicode-aware). */
 export const EMOJI_SYNTAX_RE = /:([\p{L}\p{N}_+-]+):/uy;
 
-/** Skin-tone modifiers are in the table as records of their own, but are not emoji to type. */
-const SKIN_TONE_NAME = /^skin-tone-\d$/;
-
 /** Custom emoji first, then the built-in :zulip:, then Unicode emoji; else null. */
 export function emojiByName(
   name: string,
@@ -23,7 +21,6 @@ export function emojiByName(
   const custom = realmEmoji(name);
   if (custom) return { kind: "image", name, src: custom.source_url };
   if (name === "zulip") return { kind: "image", name, src: ZULIP_EMOJI_URL };
-  if (SKIN_TONE_NAME.test(name)) return null;
   const code = unicodeEmojiCode(name);
   return code === undefined ? null : { kind: "unicode", name, code };
 }
@@ -42,9 +39,8 @@ export function emojiBySequence(sequence: string): EmojiMarkup | null {
   if (TEXT_PRESENTATION_RE.test(sequence)) return null;
   const hex = (text: string) =>
     Array.from(text, (c) => c.codePointAt(0)!.toString(16).padStart(4, "0")).join("-");
-  // Zulip's codes are unqualified (no U+FE0F); the table also knows the qualified form.
-  const unqualified = hex(sequence.replace(/\uFE0F/g, ""));
-  const name = unicodeEmojiName(unqualified) ?? unicodeEmojiName(hex(sequence));
-  if (name === undefined) return null;
-  return { kind: "unicode", name, code: unicodeEmojiCode(name) ?? unqualified };
+  // Zulip's codes are unqualified (no U+FE0F).
+  const code = hex(sequence.replace(/\uFE0F/g, ""));
+  const name = unicodeEmojiName(code);
+  return name === undefined ? null : { kind: "unicode", name, code };
 }

@@ -1,12 +1,12 @@
-import { createRequire } from "node:module";
 import type { Knex } from "knex";
 import { badRequest } from "../errors.js";
+import { unicodeEmojiCode, unicodeEmojiName } from "./emoji-table.js";
 
 /**
- * Emoji identity, shared by user status, reactions and Markdown. Unicode emoji names
- * and code points come from iamcal's emoji-datasource (the table Slack and Zulip derive
- * theirs from), e.g. `smile` -> `1f604`; a code is the dash-separated lower-case hex of
- * its code points. Each reaction type has its own code namespace.
+ * Emoji identity, shared by user status, reactions and Markdown. Unicode emoji have
+ * Zulip's names and codes (emoji-table.ts), e.g. `smile` -> `1f604`, `+1` and its aliases
+ * `thumbs_up` and `like` -> `1f44d`; a code is the dash-separated lower-case hex of its
+ * code points, without U+FE0F. Each reaction type has its own code namespace.
  */
 export type ReactionType = "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
 
@@ -26,40 +26,6 @@ export function normalizeReactionType(type: string): ReactionType | null {
 
 /** Special built-in emoji (code = name). */
 const EXTRA_EMOJI = new Set(["zulip"]);
-
-interface EmojiRecord {
-  unified: string;
-  non_qualified: string | null;
-  short_names: string[];
-}
-
-interface UnicodeTable {
-  nameToCode: Map<string, string>;
-  codeToName: Map<string, string>;
-}
-
-let table: UnicodeTable | null = null;
-
-/** Loaded on first use: the data file is large and most requests never need it. */
-function unicodeTable(): UnicodeTable {
-  if (table) return table;
-  const records = createRequire(import.meta.url)("emoji-datasource/emoji.json") as EmojiRecord[];
-  const nameToCode = new Map<string, string>();
-  const codeToName = new Map<string, string>();
-  for (const record of records) {
-    const code = (record.non_qualified ?? record.unified).toLowerCase();
-    for (const name of record.short_names) if (!nameToCode.has(name)) nameToCode.set(name, code);
-    if (record.short_names[0]) codeToName.set(code, record.short_names[0]);
-    // Accept the fully-qualified form (with fe0f) as the same emoji.
-    const qualified = record.unified.toLowerCase();
-    if (qualified !== code && record.short_names[0]) codeToName.set(qualified, record.short_names[0]);
-  }
-  table = { nameToCode, codeToName };
-  return table;
-}
-
-export const unicodeEmojiCode = (name: string): string | undefined => unicodeTable().nameToCode.get(name);
-export const unicodeEmojiName = (code: string): string | undefined => unicodeTable().codeToName.get(code);
 
 export interface Emoji {
   emoji_name: string;
@@ -111,17 +77,11 @@ export async function checkEmoji(knex: Knex, realmId: number, emoji: Emoji): Pro
       if (!EXTRA_EMOJI.has(emoji.emoji_code)) throw badRequest("Invalid emoji code.");
       if (emoji.emoji_name !== emoji.emoji_code) throw badRequest("Invalid emoji name.");
       return emoji;
-    case "unicode_emoji": {
-      if (!unicodeTable().codeToName.has(emoji.emoji_code)) throw badRequest("Invalid emoji code.");
-      const code = unicodeEmojiCode(emoji.emoji_name);
-      if (
-        code === undefined ||
-        (code !== emoji.emoji_code && unicodeEmojiName(code) !== unicodeEmojiName(emoji.emoji_code))
-      ) {
-        throw badRequest("Invalid emoji name.");
-      }
+    case "unicode_emoji":
+      // Exact, as Zulip: any of the code's names, and only the code without U+FE0F.
+      if (unicodeEmojiName(emoji.emoji_code) === undefined) throw badRequest("Invalid emoji code.");
+      if (unicodeEmojiCode(emoji.emoji_name) !== emoji.emoji_code) throw badRequest("Invalid emoji name.");
       return emoji;
-    }
   }
 }
 

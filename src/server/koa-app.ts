@@ -1,6 +1,7 @@
 import Koa from "koa";
 import Router from "@koa/router";
 import type { App } from "../app.js";
+import { emojiData } from "./emoji-data.js";
 import { JsonableError } from "../errors.js";
 import { ENDPOINTS } from "../api/index.js";
 import { bodyParser } from "../http/body.js";
@@ -68,6 +69,8 @@ export function createHttpApp(app: App): Koa {
       app.logger.info(`${ctx.method} ${ctx.path} ${ctx.status} ${ms}ms${who}`);
     }
   });
+  // Outside /api/v1 and without a body: the emoji table clients fetch (server_emoji_data_url).
+  koa.use(emojiData());
   const parseBody = bodyParser(app.config.body_limit_bytes);
   // GET and HEAD carry no body: skip the parser's content-type checks entirely.
   koa.use(async (ctx, next) => {

@@ -127,12 +127,12 @@ describe("reactions", function () {
 
   it("lets users join a reaction, and keeps its name", async function () {
     const id = await sendToChannel(u.hamlet, "Denmark", "r", "vote");
-    expectSuccess(await react(u.othello, id, { emoji_name: "thumbsup" }));
+    expectSuccess(await react(u.othello, id, { emoji_name: "thumbs_up" }));
     expectSuccess(await react(u.hamlet, id, { emoji_name: "+1" }));
     const names = ((await reactionsOf(u.hamlet, id)) as Array<{ emoji_name: string }>).map(
       (r) => r.emoji_name,
     );
-    expect(names).to.deep.equal(["thumbsup", "thumbsup"]);
+    expect(names).to.deep.equal(["thumbs_up", "thumbs_up"]);
   });
 
   it("works only on messages the user may read; a reaction to a public channel's history makes it historical", async function () {

@@ -424,6 +424,26 @@ function applyRealm(state: State, event: Event): void {
   }
 }
 
+/** What Zulip's clients do with `device` events: a new device has no push registration. */
+function applyDevice(state: State, event: Event): void {
+  const devices = state.devices as Record<string, unknown> | undefined;
+  if (!devices) return;
+  const key = String(event.device_id);
+  if (event.op === "add") {
+    devices[key] = {
+      push_key_id: null,
+      push_token_id: null,
+      pending_push_token_id: null,
+      push_token_last_updated_timestamp: null,
+      push_registration_error_code: null,
+    };
+  } else if (event.op === "remove") {
+    delete devices[key];
+  } else {
+    throw new Error(`unexpected device op ${event.op}`);
+  }
+}
+
 export const APPLIERS: Record<string, Applier> = {
   heartbeat: () => undefined,
   update_message_flags: applyUpdateMessageFlags,
@@ -448,6 +468,7 @@ export const APPLIERS: Record<string, Applier> = {
     if ("realm_default_streams" in state) state.realm_default_streams = event.default_streams;
   },
   message: applyMessage,
+  device: applyDevice,
 };
 
 export function applyEvents(state: State, events: Event[], ctx: ApplyContext = {}): State {

@@ -1,7 +1,10 @@
-import type { NavigationViewEvent, SavedSnippetsEvent } from "../../events/types.js";
+import type { DeviceEvent, NavigationViewEvent, SavedSnippetsEvent } from "../../events/types.js";
 import type { WireNavigationView, WireSavedSnippet } from "../../events/wire-types.js";
 
-/** Events about a user's own data, sent to that user only: navigation views, saved snippets. */
+/**
+ * Events about a user's own data, sent to that user only: navigation views, saved
+ * snippets, mobile devices.
+ */
 
 export const navigationViewEvents = {
   add(view: WireNavigationView): NavigationViewEvent {
@@ -24,5 +27,14 @@ export const savedSnippetEvents = {
   },
   remove(snippetId: number): SavedSnippetsEvent {
     return { type: "saved_snippets", op: "remove", saved_snippet_id: snippetId };
+  },
+};
+
+export const deviceEvents = {
+  add(deviceId: number): DeviceEvent {
+    return { type: "device", op: "add", device_id: deviceId };
+  },
+  remove(deviceId: number): DeviceEvent {
+    return { type: "device", op: "remove", device_id: deviceId };
   },
 };
