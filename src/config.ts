@@ -27,8 +27,6 @@ export interface Config {
   readonly max_queue_events: number;
   readonly body_limit_bytes: number;
   readonly request_timeout_secs: number;
-  readonly topic_delete_batch_size: number;
-  readonly topic_delete_time_budget_ms: number;
   readonly web_public_streams_enabled: boolean;
 }
 
@@ -43,7 +41,10 @@ interface SettingSpec {
   max?: number;
 }
 
-/** Every setting with its meaning; the README's settings table mirrors this list. */
+/**
+ * Every setting with its meaning. The README's settings table mirrors this list, and every
+ * setting must be read somewhere (test/unit/settings.test.ts checks both).
+ */
 export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
   host: { kind: "string", description: "Interface the HTTP server listens on." },
   port: { kind: "int", min: 0, max: 65535, description: "TCP port of the HTTP server." },
@@ -135,18 +136,6 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     min: 1,
     max: 3600,
     description: "Time a client has to send its whole request (long-poll waits are not counted).",
-  },
-  topic_delete_batch_size: {
-    kind: "int",
-    min: 1,
-    max: 100000,
-    description: "Messages deleted per batch by topic deletion.",
-  },
-  topic_delete_time_budget_ms: {
-    kind: "int",
-    min: 1,
-    max: 600000,
-    description: "Time after which a topic deletion request returns complete=false.",
   },
   web_public_streams_enabled: {
     kind: "bool",
