@@ -35,6 +35,8 @@ export interface App {
   readonly messageSends: GroupCommit<PreparedMessage, number>;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** scrypt cost of new password hashes (lib/passwords.ts); cheaper only in tests. */
+  readonly scrypt: { readonly N: number; readonly r: number; readonly p: number };
   /** Housekeeping to stop when the app closes (timers). */
   readonly onClose: Array<() => void>;
 }

@@ -50,13 +50,13 @@ const defineSetting = <S extends ParamSpec, P = undefined>(setting: UserSetting<
 /** old_password + new_password: Zulip checks the old password, then the new one's strength. */
 const password = defineSetting({
   params: { old_password: p.str().optional(), new_password: p.str().optional() },
-  async prepare(_app, user, values) {
+  async prepare(app, user, values) {
     if (values.new_password === undefined) return undefined;
     if (!(await verifyPassword(values.old_password ?? "", user.password_hash))) {
       throw badRequest("Wrong password!");
     }
     if (!isStrongPassword(values.new_password)) throw badRequest("New password is too weak!");
-    return { verifiedHash: user.password_hash, newHash: await hashPassword(values.new_password) };
+    return { verifiedHash: user.password_hash, newHash: await hashPassword(values.new_password, app.scrypt) };
   },
   check({ user }, _values, prepared) {
     if (!prepared) return null;

@@ -133,7 +133,7 @@ export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Pr
     date_joined: tx.now,
     timezone: input.timezone ?? "",
     email_address_visibility: visibility,
-    password_hash: input.password ? await hashPassword(input.password) : null,
+    password_hash: input.password ? await hashPassword(input.password, app.scrypt) : null,
     can_create_users: input.canCreateUsers ?? false,
     can_change_user_emails: input.canChangeUserEmails ?? false,
   });
@@ -498,7 +498,7 @@ export async function checkSetPassword(
   password: string,
 ): Promise<void> {
   checkPasswordStrength(password);
-  const hash = await hashPassword(password);
+  const hash = await hashPassword(password, app.scrypt);
   await app.db.transaction(async (tx) => {
     const snapshot = await app.realms.get(tx.knex, realmId);
     const target = snapshot.user(targetId);

@@ -1,6 +1,14 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
 
-const PARAMS = { N: 16384, r: 8, p: 1 } as const;
+/** scrypt's cost parameters. Each hash records its own, so changing them breaks no login. */
+export interface ScryptParams {
+  readonly N: number;
+  readonly r: number;
+  readonly p: number;
+}
+
+/** The cost of every password hash the server writes (16 MiB of memory per hash). */
+export const SCRYPT_PARAMS: ScryptParams = { N: 16384, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
@@ -15,11 +23,14 @@ function derive(password: string, salt: Buffer, options: ScryptOptions): Promise
   );
 }
 
-/** Salted scrypt, encoded as scrypt$N$r$p$salt$hash (base64), so parameters can change later. */
-export async function hashPassword(password: string): Promise<string> {
+/**
+ * Salted scrypt, encoded as scrypt$N$r$p$salt$hash (base64). `params` is the App's
+ * `scrypt`: SCRYPT_PARAMS, except in tests, which build their App with cheap ones.
+ */
+export async function hashPassword(password: string, params: ScryptParams): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, PARAMS);
-  return ["scrypt", PARAMS.N, PARAMS.r, PARAMS.p, salt.toString("base64"), key.toString("base64")].join("$");
+  const key = await derive(password, salt, params);
+  return ["scrypt", params.N, params.r, params.p, salt.toString("base64"), key.toString("base64")].join("$");
 }
 
 export async function verifyPassword(password: string, encoded: string | null): Promise<boolean> {

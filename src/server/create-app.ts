@@ -14,6 +14,7 @@ import { systemClock, type Clock } from "../clock.js";
 import { RealmCache } from "../cache/realm-cache.js";
 import { UserStateCache } from "../cache/user-state-cache.js";
 import { createLogger, type Logger } from "../logger.js";
+import { SCRYPT_PARAMS, type ScryptParams } from "../lib/passwords.js";
 import type { App } from "../app.js";
 
 export interface CreateAppOptions {
@@ -26,6 +27,11 @@ export interface CreateAppOptions {
    * process's (unserved) queues: admin commands.
    */
   outbox?: boolean;
+  /**
+   * Tests only: cheaper scrypt parameters for new password hashes. No setting, flag or
+   * environment variable leads here, so a server always hashes with SCRYPT_PARAMS.
+   */
+  scrypt?: ScryptParams;
 }
 
 export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<App> {
@@ -75,6 +81,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     messageSends: new GroupCommit(db, (tx, messages) => doSendMessages(app, tx, messages)),
     clock,
     logger,
+    scrypt: options.scrypt ?? SCRYPT_PARAMS,
     onClose: [],
   };
   return app;

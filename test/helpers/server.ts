@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { closeApp, createApp, startEvents } from "../../src/server/create-app.js";
 import { type App } from "../../src/app.js";
 import { testConfig, type Config } from "../../src/config.js";
+import type { ScryptParams } from "../../src/lib/passwords.js";
 import { databasePath } from "../../src/db/knex.js";
 import { listen, type RunningServer } from "../../src/server/listen.js";
 import { silentLogger, createLogger } from "../../src/logger.js";
@@ -13,6 +14,13 @@ import { Factory } from "./factories.js";
 import { templateDatabase, testDbDriver } from "./setup.js";
 
 export const TEST_HOST = "chatd.test";
+
+/**
+ * scrypt parameters for the passwords test servers hash: about a thousand times cheaper
+ * than the server's (every test realm hashes seven passwords). Hashes record their own
+ * parameters, so logging in works the same.
+ */
+export const CHEAP_SCRYPT: ScryptParams = { N: 16, r: 1, p: 1 };
 
 export interface TestServer {
   readonly url: string;
@@ -47,7 +55,7 @@ export async function startTestServer(
   if (!options.dataDir) copyFileSync(templateDatabase(), databasePath(config));
   const clock = new TestClock();
   const logger = process.env.CHATD_TEST_LOG ? createLogger("debug") : silentLogger;
-  const app = await createApp(config, { clock, logger });
+  const app = await createApp(config, { clock, logger, scrypt: CHEAP_SCRYPT });
   await startEvents(app);
   let running: RunningServer | null = await listen(app, "127.0.0.1", 0);
   const url = `http://127.0.0.1:${running.port}`;
