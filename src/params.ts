@@ -14,6 +14,8 @@ export interface Param<T> {
   readonly required: boolean;
   readonly aliases: readonly string[];
   readonly inPath: boolean;
+  /** A path segment naming something by integer ID: routes match it only when it is digits. */
+  readonly intSegment: boolean;
   readonly defaultValue: T | undefined;
   /** JSON-typed: an optional one sent as the text `null` counts as absent (zulip-js). */
   readonly jsonish: boolean;
@@ -25,12 +27,15 @@ export interface Param<T> {
 
 function makeParam<T>(
   decode: (raw: string, name: string) => T,
-  props: Partial<Pick<Param<T>, "required" | "aliases" | "inPath" | "defaultValue" | "jsonish">> = {},
+  props: Partial<
+    Pick<Param<T>, "required" | "aliases" | "inPath" | "intSegment" | "defaultValue" | "jsonish">
+  > = {},
 ): Param<T> {
   const state = {
     required: true,
     aliases: [] as string[],
     inPath: false,
+    intSegment: false,
     jsonish: false,
     defaultValue: undefined as T | undefined,
     ...props,
@@ -261,14 +266,16 @@ export const p = {
   },
 };
 
+/** An integer ID in the path (`/messages/:message_id`); anything else is "Invalid {name}". */
 export const pathInt = () =>
-  p.path(
-    p.custom((raw, name) => {
+  makeParam(
+    (raw, name) => {
       if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
         throw badRequest(`Invalid ${name}`);
       }
       return Number(raw);
-    }),
+    },
+    { inPath: true, intSegment: true },
   );
 
 // ---- parsing a request ----

@@ -46,7 +46,7 @@ type Handler<A extends AuthLevel, P> = (
 
 export interface EndpointSpec<A extends AuthLevel, S extends ParamSpec> {
   method: HttpMethod;
-  /** Path under /api/v1, in @koa/router syntax (`/messages/:message_id`). */
+  /** Path under /api/v1: `:name` for a segment, `*name` for the rest (see router.ts). */
   path: string;
   auth: A;
   params: S;
@@ -57,7 +57,9 @@ export interface Endpoint {
   readonly method: HttpMethod;
   readonly path: string;
   readonly auth: AuthLevel;
-  run(app: App, ctx: Context): Promise<void>;
+  /** Path parameters that are integer IDs: the router matches them to digits only. */
+  readonly intPathParams: ReadonlySet<string>;
+  run(app: App, ctx: Context, pathParams: Readonly<Record<string, string>>): Promise<void>;
 }
 
 export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: EndpointSpec<A, S>): Endpoint {
@@ -65,13 +67,18 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
     method: spec.method,
     path: spec.path,
     auth: spec.auth,
-    async run(app, ctx) {
+    intPathParams: new Set(
+      Object.entries(spec.params)
+        .filter(([, param]) => param.intSegment)
+        .map(([name]) => name),
+    ),
+    async run(app, ctx, pathParams) {
       const request = requestInfo(ctx);
       const raw = requestParams(ctx);
       let data: Record<string, unknown>;
       let ignored: string[];
       if (spec.auth === "anonymous") {
-        const parsed = parseParams(spec.params, raw, ctx.params as Record<string, string>);
+        const parsed = parseParams(spec.params, raw, pathParams);
         ignored = parsed.ignored;
         data = await (spec.handler as Handler<"anonymous", ParamValues<S>>)({
           app,
@@ -83,7 +90,7 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
         ctx.state.userId = user.id;
         if (spec.auth === "admin" && !isAdminRole(user.role)) throw mustBeAdmin();
         if (spec.auth === "owner" && !isOwnerRole(user.role)) throw mustBeOwner();
-        const parsed = parseParams(spec.params, raw, ctx.params as Record<string, string>);
+        const parsed = parseParams(spec.params, raw, pathParams);
         ignored = parsed.ignored;
         data = await (spec.handler as Handler<"user", ParamValues<S>>)({
           app,
