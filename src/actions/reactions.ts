@@ -2,7 +2,13 @@ import type { App } from "../app.js";
 import type { UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, JsonableError } from "../errors.js";
-import { checkEmoji, emojiByName, normalizeReactionType, type Emoji } from "../render/emoji.js";
+import {
+  checkEmoji,
+  checkEmojiCode,
+  emojiByName,
+  normalizeReactionType,
+  type Emoji,
+} from "../render/emoji.js";
 import { messageAudience } from "../lib/message-audience.js";
 import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
 import { accessMessage } from "../lib/message-access.js";
@@ -106,7 +112,13 @@ export function checkRemoveReaction(
       .knex("reactions")
       .where(where)
       .first<Emoji | undefined>("emoji_name", "emoji_code", "reaction_type");
-    if (!row) throw reactionDoesNotExist();
+    if (!row) {
+      // SPEC: an invalid code is BAD_REQUEST; checked only now, so an existing reaction
+      // can always be removed (even if its emoji no longer exists).
+      if (request.emoji_code !== undefined)
+        await checkEmojiCode(tx.knex, realm.id, where.reaction_type, code);
+      throw reactionDoesNotExist();
+    }
     await tx.knex("reactions").where(where).delete();
     const audience = await messageAudience(tx.knex, world, message);
     tx.sendEventOnCommit(realm.id, reactionEvent("remove", user, messageId, row), audience);

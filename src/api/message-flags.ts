@@ -57,7 +57,9 @@ export const updateMessageFlagsForNarrow = defineEndpoint({
       last_processed_id: ids.at(-1) ?? null,
       found_oldest: result.foundOldest,
       found_newest: result.foundNewest,
-      ignored_because_not_subscribed_channels: result.ignoredChannels,
+      ...(change.op === "remove" && change.flag === "read"
+        ? { ignored_because_not_subscribed_channels: result.ignoredChannels }
+        : {}),
     };
   },
 });

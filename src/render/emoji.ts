@@ -85,6 +85,25 @@ export async function checkEmoji(knex: Knex, realmId: number, emoji: Emoji): Pro
   }
 }
 
+/** The code half of checkEmoji: the code exists in its type's namespace (BAD_REQUEST if not). */
+export async function checkEmojiCode(
+  knex: Knex,
+  realmId: number,
+  type: ReactionType,
+  code: string,
+): Promise<void> {
+  if (type === "realm_emoji") {
+    const row = /^\d+$/.test(code)
+      ? await knex<RealmEmojiRow>("realm_emoji")
+          .where({ realm_id: realmId, id: Number(code) })
+          .first()
+      : undefined;
+    if (!row) throw badRequest("Invalid custom emoji.");
+  } else if (type === "zulip_extra_emoji" ? !EXTRA_EMOJI.has(code) : unicodeEmojiName(code) === undefined) {
+    throw badRequest("Invalid emoji code.");
+  }
+}
+
 /**
  * Resolves what a client sent (name, and optionally code and type) to a checked emoji,
  * as Zulip does for statuses and reactions: without a code, the name alone decides the

@@ -215,7 +215,8 @@ describe("message flags and unread state", function () {
         found_oldest: false,
         found_newest: false,
       });
-      expect(res.ignored_because_not_subscribed_channels).to.deep.equal([]);
+      // Only removing `read` reports skipped channels (SPEC).
+      expect(res).not.to.have.property("ignored_because_not_subscribed_channels");
       expect(await flags(own.othello, ids[0]!)).to.deep.equal([]);
       expect(await flags(own.othello, ids[2]!)).to.deep.equal(["read"]);
       // Again: processed, but nothing left to update.
@@ -247,6 +248,38 @@ describe("message flags and unread state", function () {
         400,
         "Flag not editable: 'mentioned'",
       );
+    });
+
+    it("lists the channels it skipped only when removing read, as SPEC says", async function () {
+      const own = cast(await server.factory.realm());
+      const hall = await createChannel(own.hamlet, "Hall", [own.hamlet, own.othello]);
+      const id = await sendToChannel(own.hamlet, "Hall", "speech", "words");
+      expectSuccess(await postFlags(own.othello, [id], "add", "read"));
+      expectSuccess(
+        await own.othello.client.delete("/users/me/subscriptions", {
+          subscriptions: JSON.stringify(["Hall"]),
+        }),
+      );
+      const update = (op: string, flag: string) =>
+        own.othello.client.post("/messages/flags/narrow", {
+          anchor: "newest",
+          num_before: 10,
+          num_after: 0,
+          narrow: "[]",
+          op,
+          flag,
+        });
+      const removeRead = expectSuccess(await update("remove", "read"));
+      expect(removeRead.ignored_because_not_subscribed_channels).to.deep.equal([hall]);
+      expect(await flags(own.othello, id)).to.deep.equal(["read"]);
+      for (const [op, flag] of [
+        ["add", "read"],
+        ["add", "starred"],
+        ["remove", "starred"],
+      ] as const) {
+        const res = expectSuccess(await update(op, flag));
+        expect(res, `${op} ${flag}`).not.to.have.property("ignored_because_not_subscribed_channels");
+      }
     });
   });
 });

@@ -96,6 +96,38 @@ describe("reactions", function () {
     expect(await reactionsOf(u.hamlet, id)).to.have.lengthOf(1);
   });
 
+  it("refuses removing with an invalid emoji code (BAD_REQUEST), but removes an existing reaction whatever its code", async function () {
+    const id = await sendToChannel(u.hamlet, "Denmark", "r", "invalid codes");
+    expectSuccess(await react(u.othello, id, { emoji_name: "smile" }));
+    for (const [emoji_code, reaction_type, msg] of [
+      ["zzzz", "unicode_emoji", "Invalid emoji code."],
+      ["nope", "zulip_extra_emoji", "Invalid emoji code."],
+      ["999999", "realm_emoji", "Invalid custom emoji."],
+      ["not-an-id", "realm_emoji", "Invalid custom emoji."],
+    ] as const) {
+      expectError(await unreact(u.othello, id, { emoji_code, reaction_type }), 400, msg, "BAD_REQUEST");
+    }
+    // A valid code the user has not reacted with is a missing reaction.
+    expectError(
+      await unreact(u.othello, id, { emoji_code: "2764", reaction_type: "unicode_emoji" }),
+      400,
+      "Reaction doesn't exist.",
+      "REACTION_DOES_NOT_EXIST",
+    );
+    expect(await reactionsOf(u.hamlet, id)).to.have.lengthOf(1);
+    // A stored reaction whose code the emoji table no longer knows can still be removed.
+    await server.app.knex("reactions").insert({
+      message_id: id,
+      user_id: u.hamlet.id,
+      emoji_name: "retired",
+      emoji_code: "fffff",
+      reaction_type: "unicode_emoji",
+    });
+    expectSuccess(await unreact(u.hamlet, id, { emoji_code: "fffff", reaction_type: "unicode_emoji" }));
+    expectSuccess(await unreact(u.othello, id, { emoji_code: "1f604" }));
+    expect(await reactionsOf(u.hamlet, id)).to.deep.equal([]);
+  });
+
   it("keeps the three types' code namespaces apart, and accepts service_extra_emoji for zulip_extra_emoji", async function () {
     const id = await sendToChannel(u.hamlet, "Denmark", "r", "namespaces");
     expectSuccess(
