@@ -5,7 +5,9 @@ import { fetchMessageDicts, loadMessageRows, matchFields } from "../queries/mess
 import { accessMessage, invalidMessage } from "../lib/message-access.js";
 import {
   checkRange,
+  fetchIds,
   fetchRange,
+  MAX_MESSAGES_PER_FETCH,
   narrowParam,
   narrowQuery,
   parseAnchor,
@@ -22,6 +24,16 @@ async function scopeOf(ctx: AuthedContext<unknown>): Promise<NarrowScope> {
   return { knex: app.knex, world: await loadWorld(app, app.knex, realm), user };
 }
 
+/** What message_ids excludes (Zulip's IncompatibleParametersError, in its order). */
+const RANGE_PARAMETERS = [
+  "num_before",
+  "num_after",
+  "anchor",
+  "message_ids",
+  "include_anchor",
+  "use_first_unread_anchor",
+].join(", ");
+
 export const getMessages = defineEndpoint({
   method: "GET",
   path: "/messages",
@@ -36,15 +48,48 @@ export const getMessages = defineEndpoint({
     apply_markdown: p.bool().default(true),
     use_first_unread_anchor: p.bool().default(false),
     allow_empty_topic_name: p.bool().default(false),
+    message_ids: p.listOf(check.int({ min: 0 })).optional(),
   },
   async handler(ctx) {
     const { params } = ctx;
-    const requested =
-      params.anchor !== undefined
+    const shape = {
+      applyMarkdown: params.apply_markdown,
+      clientGravatar: params.client_gravatar,
+      allowEmptyTopicName: params.allow_empty_topic_name,
+    };
+    if (params.message_ids !== undefined) {
+      // A list of IDs instead of a range (feature level 300); a zero count is no range.
+      const range =
+        params.anchor !== undefined ||
+        params.use_first_unread_anchor ||
+        Boolean(params.num_before) ||
+        Boolean(params.num_after);
+      if (range) {
+        throw badRequest(`Unsupported parameter combination: ${RANGE_PARAMETERS}`, {
+          parameters: RANGE_PARAMETERS,
+        });
+      }
+      if (params.message_ids.length > MAX_MESSAGES_PER_FETCH) {
+        throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
+      }
+      const scope = await scopeOf(ctx);
+      const narrow = await resolveNarrow(scope, params.narrow);
+      const rows = await fetchIds(scope, narrow, params.message_ids);
+      return {
+        messages: await fetchMessageDicts(scope.knex, scope.world, rows, { ...shape, search: narrow.search }),
+        history_limited: false,
+        found_anchor: false,
+        found_oldest: false,
+        found_newest: false,
+      };
+    }
+    // The legacy use_first_unread_anchor wins over anchor, as in Zulip (zulip-terminal
+    // sends anchor=0 with it).
+    const requested = params.use_first_unread_anchor
+      ? "first_unread"
+      : params.anchor !== undefined
         ? parseAnchor(params.anchor)
-        : params.use_first_unread_anchor
-          ? "first_unread"
-          : undefined;
+        : undefined;
     if (requested === undefined) throw badRequest("Missing 'anchor' argument.");
     if (params.num_before === undefined) throw missingArgument("num_before");
     if (params.num_after === undefined) throw missingArgument("num_after");
@@ -59,9 +104,7 @@ export const getMessages = defineEndpoint({
       includeAnchor: params.include_anchor,
     });
     const messages = await fetchMessageDicts(scope.knex, scope.world, range.rows, {
-      applyMarkdown: params.apply_markdown,
-      clientGravatar: params.client_gravatar,
-      allowEmptyTopicName: params.allow_empty_topic_name,
+      ...shape,
       search: narrow.search,
     });
     return {

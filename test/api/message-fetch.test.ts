@@ -435,6 +435,17 @@ describe("GET /messages", function () {
         narrow: dm,
       });
       expect(legacy.anchor).to.equal(m.d1);
+      // The legacy flag wins over anchor (zulip-terminal sends anchor=0 with it), even a bad one.
+      for (const anchor of [0, "oldest", "bogus"]) {
+        const both = await fetch(u.othello, {
+          anchor,
+          use_first_unread_anchor: true,
+          num_before: 0,
+          num_after: 0,
+          narrow: dm,
+        });
+        expect(both.anchor, String(anchor)).to.equal(m.d1);
+      }
       const none = await fetch(u.othello, {
         anchor: "first_unread",
         num_before: 0,
@@ -742,6 +753,68 @@ describe("GET /messages", function () {
         400,
         "Missing 'msg_ids' argument",
         "REQUEST_VARIABLE_MISSING",
+      );
+    });
+  });
+
+  describe("message_ids (feature level 300)", function () {
+    const byIds = (user: TestUser, ids: number[], extra: Params = {}) =>
+      user.client.get("/messages", { message_ids: ids, ...extra });
+    const idsOf = (body: Record<string, unknown>) => (body.messages as Msg[]).map((x) => x.id);
+
+    it("returns the requested messages the user may read, ascending, without range fields", async function () {
+      const body = expectSuccess(await byIds(u.othello, [m.d2!, m.v1!, m.s1!, m.v1!, 99999999]));
+      expect(idsOf(body)).to.deep.equal([m.v1, m.s1, m.d2]);
+      expect(body).to.include({
+        found_anchor: false,
+        found_oldest: false,
+        found_newest: false,
+        history_limited: false,
+      });
+      expect(body).not.to.have.property("anchor");
+      expect((body.messages as Msg[])[0]!.content).to.equal("<p>the castle walls are running</p>");
+      const raw = expectSuccess(await byIds(u.othello, [m.v1!], { apply_markdown: false }));
+      expect((raw.messages as Msg[])[0]!.content).to.equal("the castle walls are running");
+    });
+
+    it("filters by the narrow, which also opens a public channel's history", async function () {
+      const castle = expectSuccess(
+        await byIds(u.othello, [m.v1!, m.v2!, m.v4!], { narrow: [["topic", "castle"]] }),
+      );
+      expect(idsOf(castle)).to.deep.equal([m.v1, m.v4]);
+      // Cordelia never received Verona's messages: only with a narrow naming the channel.
+      expect(idsOf(expectSuccess(await byIds(u.cordelia, [m.v1!, m.s1!])))).to.deep.equal([]);
+      const history = expectSuccess(await byIds(u.cordelia, [m.v1!], { narrow: [["channel", "Verona"]] }));
+      expect(idsOf(history)).to.deep.equal([m.v1]);
+      expect((history.messages as Msg[])[0]!.flags).to.deep.equal(["read", "historical"]);
+      // ... and never a private channel's it cannot read.
+      const secretIds = expectSuccess(await byIds(u.cordelia, [m.s1!], { narrow: [["channel", "Secret"]] }));
+      expect(idsOf(secretIds)).to.deep.equal([]);
+    });
+
+    it("refuses range parameters alongside, and negative or malformed IDs", async function () {
+      const parameters =
+        "num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor";
+      for (const extra of [
+        { anchor: "newest" },
+        { num_before: 1 },
+        { num_after: 2 },
+        { use_first_unread_anchor: true },
+      ]) {
+        const res = await byIds(u.othello, [m.v1!], extra);
+        expectError(res, 400, `Unsupported parameter combination: ${parameters}`);
+        expect(res.body.parameters, JSON.stringify(extra)).to.equal(parameters);
+      }
+      // Zero counts and include_anchor are no range.
+      const zero = expectSuccess(
+        await byIds(u.othello, [m.v1!], { num_before: 0, num_after: 0, include_anchor: false }),
+      );
+      expect(idsOf(zero)).to.deep.equal([m.v1]);
+      expectError(await byIds(u.othello, [-1]), 400, "message_ids[0] is too small");
+      expectError(
+        await u.othello.client.get("/messages", { message_ids: "[1," }),
+        400,
+        "message_ids is not valid JSON",
       );
     });
   });

@@ -10,6 +10,7 @@ export {
 } from "./build.js";
 export {
   checkRange,
+  fetchIds,
   fetchRange,
   firstUnreadAnchor,
   MAX_MESSAGES_PER_FETCH,

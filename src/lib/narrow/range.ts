@@ -167,3 +167,23 @@ export async function fetchRange(
     historyLimited: false,
   };
 }
+
+/**
+ * The narrow's messages among `ids` (GET /messages with message_ids), ascending: the
+ * user's own, or a channel's history it may read when the narrow names the channel.
+ */
+export async function fetchIds(
+  scope: NarrowScope,
+  narrow: ResolvedNarrow,
+  ids: readonly number[],
+): Promise<RangeRow[]> {
+  const unique = [...new Set(ids)];
+  const id = narrowIdColumn(narrow);
+  const rows: RangeRow[] = [];
+  for (let i = 0; i < unique.length; i += 500) {
+    rows.push(...((await narrowQuery(scope, narrow).whereIn(id, unique.slice(i, i + 500))) as RangeRow[]));
+  }
+  return rows
+    .map((r) => ({ id: Number(r.id), flags: r.flags === null ? null : Number(r.flags) }))
+    .sort((a, b) => a.id - b.id);
+}
