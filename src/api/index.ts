@@ -15,7 +15,7 @@ import {
 } from "./channel-folders.js";
 import { deleteQueue, getEvents, register } from "./events.js";
 import { sendMessage } from "./message-send.js";
-import { getMessage, getMessages, getMessagesMatchesNarrow } from "./messages.js";
+import { getMessage, getMessages, getMessagesMatchesNarrow, renderMessage } from "./messages.js";
 import { addReaction, removeReaction } from "./reactions.js";
 import { deleteMessage, deleteTopic } from "./message-delete.js";
 import { editMessage, getMessageHistory } from "./message-edit.js";
@@ -176,9 +176,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
   updateChannelFolder,
   // messages
   sendMessage,
-  // reading messages (matches_narrow before the :message_id route)
+  // reading messages
   getMessages,
   getMessagesMatchesNarrow,
+  renderMessage,
   updateMessageFlags,
   updateMessageFlagsForNarrow,
   markAllAsRead,

@@ -1,8 +1,11 @@
 import { badRequest, missingArgument } from "../errors.js";
 import { defineEndpoint, type AuthedContext } from "../http/endpoint.js";
 import { check, p, pathInt } from "../params.js";
+import { realmUrl } from "../config.js";
 import { fetchMessageDicts, loadMessageRows, matchFields } from "../queries/message-fetch.js";
 import { accessMessage, invalidMessage } from "../lib/message-access.js";
+import { MAX_MESSAGE_LENGTH } from "../lib/message-content.js";
+import { renderForSend } from "../lib/message-render.js";
 import {
   checkRange,
   fetchIds,
@@ -17,7 +20,10 @@ import {
 } from "../lib/narrow/index.js";
 import { loadWorld } from "../cache/world.js";
 
-/** Reading messages: GET /messages, GET /messages/{id}, GET /messages/matches_narrow. */
+/**
+ * Reading messages: GET /messages, GET /messages/{id}, GET /messages/matches_narrow, and
+ * POST /messages/render.
+ */
 
 async function scopeOf(ctx: AuthedContext<unknown>): Promise<NarrowScope> {
   const { app, realm, user } = ctx;
@@ -170,5 +176,30 @@ export const getMessage = defineEndpoint({
     if (!message) throw invalidMessage();
     const rows = await loadMessageRows(scope.knex, [head.id]);
     return { raw_content: rows.get(head.id)?.content ?? "", message };
+  },
+});
+
+/**
+ * POST /messages/render: Markdown to HTML as a message of the user would be rendered
+ * (mentions and links resolve to what the user may see), without sending anything.
+ */
+export const renderMessage = defineEndpoint({
+  method: "POST",
+  path: "/messages/render",
+  auth: "user",
+  params: { content: p.str({ maxLength: MAX_MESSAGE_LENGTH }) },
+  async handler({ app, realm, user, params }) {
+    const rendered = await renderForSend(
+      {
+        knex: app.knex,
+        realm,
+        channels: await app.channels.get(app.knex, realm.id),
+        sender: user,
+        realmUrl: realmUrl(app.config),
+        now: () => new Date(app.clock.nowMs()),
+      },
+      params.content,
+    );
+    return { rendered: rendered.html };
   },
 });

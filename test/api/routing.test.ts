@@ -78,6 +78,9 @@ describe("routing", function () {
     };
     expect(at("GET", "/messages/matches_narrow")).to.equal("/messages/matches_narrow");
     expect(at("GET", "/messages/12")).to.equal("/messages/:message_id");
+    expect(at("POST", "/messages/render")).to.equal("/messages/render");
+    expect(at("GET", "/messages/render")).to.equal("method_not_allowed");
+    expect(at("PATCH", "/messages/render")).to.equal("method_not_allowed");
     expect(at("POST", "/users/me/status")).to.equal("/users/me/status");
     expect(at("GET", "/users/me/status")).to.equal("method_not_allowed");
     expect(at("GET", "/users/12/status")).to.equal("/users/:user_id/status");
@@ -129,6 +132,10 @@ describe("routing", function () {
       expectError(await hamlet.request("PATCH", "/users/me/subscriptions/no_such_thing"), 404, "Not Found");
       expectError(await hamlet.post("/messages/12/no_such_thing"), 404, "Not Found");
       expectError(await hamlet.get("/users/hamlet/status"), 400, "Invalid user_id");
+      const render = await hamlet.get("/messages/render");
+      expect(render.status).to.equal(405);
+      expect(render.body).to.include({ msg: "Method Not Allowed" });
+      expect(render.body.allowed_methods).to.deep.equal(["POST"]);
     });
   });
 });
