@@ -17,6 +17,7 @@ import { deleteQueue, getEvents, register } from "./events.js";
 import { sendMessage } from "./message-send.js";
 import { getMessage, getMessages, getMessagesMatchesNarrow, renderMessage } from "./messages.js";
 import { addReaction, removeReaction } from "./reactions.js";
+import { getReadReceipts } from "./read-receipts.js";
 import { deleteMessage, deleteTopic } from "./message-delete.js";
 import { editMessage, getMessageHistory } from "./message-edit.js";
 import { getChannelTopics } from "./topics.js";
@@ -193,5 +194,6 @@ export const ENDPOINTS: readonly Endpoint[] = [
   setTyping,
   editMessage,
   getMessageHistory,
+  getReadReceipts,
   getMessage,
 ];
