@@ -18,6 +18,7 @@ import { sendMessage } from "./message-send.js";
 import { getMessage, getMessages, getMessagesMatchesNarrow, renderMessage } from "./messages.js";
 import { addReaction, removeReaction } from "./reactions.js";
 import { getReadReceipts } from "./read-receipts.js";
+import { reportMessage } from "./message-report.js";
 import { deleteMessage, deleteTopic } from "./message-delete.js";
 import { editMessage, getMessageHistory } from "./message-edit.js";
 import { getChannelTopics } from "./topics.js";
@@ -195,5 +196,6 @@ export const ENDPOINTS: readonly Endpoint[] = [
   editMessage,
   getMessageHistory,
   getReadReceipts,
+  reportMessage,
   getMessage,
 ];
