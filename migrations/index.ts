@@ -5,6 +5,7 @@ import * as systemBots from "./20261123000000_system_bots.js";
 import * as eventOutbox from "./20261123005000_event_outbox.js";
 import * as messageFetchIndexes from "./20261123010000_message_fetch_indexes.js";
 import * as clientDevices from "./20261124000000_client_devices.js";
+import * as submessages from "./20261124020000_submessages.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -19,4 +20,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261123005000_event_outbox", eventOutbox],
   ["20261123010000_message_fetch_indexes", messageFetchIndexes],
   ["20261124000000_client_devices", clientDevices],
+  ["20261124020000_submessages", submessages],
 ];

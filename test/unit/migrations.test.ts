@@ -36,6 +36,7 @@ describe("database: migrations and connection settings", function () {
           "messages",
           "user_messages",
           "reactions",
+          "submessages",
         ]) {
           expect(await knex.schema.hasTable(table), table).to.equal(true);
         }
