@@ -30,7 +30,7 @@ export const DELETED_MESSAGE_COLUMNS = ["id", "sender_id", "stream_id", "topic",
 
 /**
  * Deletes messages of one conversation (one channel topic, or one direct conversation)
- * with their flags, reactions and search entries, and queues one delete_message event
+ * with their flags, reactions, submessages and search entries, and queues one delete_message event
  * (the flavour splits it for clients without bulk_message_deletion). Recipients: who
  * had the message, plus subscribers who could read it in the channel's history.
  */
@@ -52,6 +52,7 @@ export async function doDeleteMessages(
       .pluck("user_id")) as number[])
       holders.add(userId);
     await tx.knex("reactions").whereIn("message_id", part).delete();
+    await tx.knex("submessages").whereIn("message_id", part).delete();
     await tx.knex("user_messages").whereIn("message_id", part).delete();
     await tx.knex("messages").whereIn("id", part).delete();
   }

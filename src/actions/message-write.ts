@@ -6,10 +6,12 @@ import type { Tx } from "../db/tx.js";
 import { flagNames } from "../lib/message-flags.js";
 import type { MessageRecipient, PreparedMessage } from "../lib/prepared-message.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
+import { pythonJsonDumps, WIDGET_MSG_TYPE, widgetOf } from "../lib/widgets.js";
 import { channelViewerIds } from "../permissions/channel-access.js";
 import { streamEvents } from "../presenters/events/channels.js";
 import { messageEvent } from "../presenters/events/messages.js";
 import { presentMessage, type MessageRow } from "../presenters/messages.js";
+import { presentSubmessage } from "../presenters/submessages.js";
 import { plainText } from "../render/message.js";
 import type { RealmSnapshot } from "../world/realm.js";
 
@@ -126,6 +128,8 @@ export async function doSendMessages(
       displayRecipient: message.displayRecipient,
       topicLinks: message.topicLinks,
     });
+    const widget = widgetOf(row.content);
+    if (widget) presented.submessages = [await doAddWidget(tx, row, pythonJsonDumps(widget))];
     const perUser = new Map<number, Record<string, unknown>>();
     for (const [userId, flags] of message.userFlags) perUser.set(userId, { flags: flagNames(flags) });
     tx.sendEventOnCommit(
@@ -135,6 +139,15 @@ export async function doSendMessages(
     );
   }
   return rows.map((row) => row.id);
+}
+
+/**
+ * The submessage describing the widget a `/poll` or `/todo` message starts (Zulip's
+ * do_widget_post_save_actions); the message event carries it.
+ */
+async function doAddWidget(tx: Tx, message: MessageRow, content: string) {
+  const row = { message_id: message.id, sender_id: message.sender_id, msg_type: WIDGET_MSG_TYPE, content };
+  return presentSubmessage({ id: await insertReturningId(tx.knex, "submessages", row), ...row });
 }
 
 /** A channel's first message: remember it and tell everyone who sees the channel. */

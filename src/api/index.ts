@@ -19,6 +19,7 @@ import { getMessage, getMessages, getMessagesMatchesNarrow, renderMessage } from
 import { addReaction, removeReaction } from "./reactions.js";
 import { getReadReceipts } from "./read-receipts.js";
 import { reportMessage } from "./message-report.js";
+import { addSubmessage } from "./submessages.js";
 import { deleteMessage, deleteTopic } from "./message-delete.js";
 import { editMessage, getMessageHistory } from "./message-edit.js";
 import { getChannelTopics } from "./topics.js";
@@ -197,5 +198,6 @@ export const ENDPOINTS: readonly Endpoint[] = [
   getMessageHistory,
   getReadReceipts,
   reportMessage,
+  addSubmessage,
   getMessage,
 ];

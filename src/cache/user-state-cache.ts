@@ -63,6 +63,7 @@ export class UserStateCache {
         break;
       case "update_message_flags":
       case "reaction":
+      case "submessage":
       case "typing":
       case "stream":
       case "subscription":

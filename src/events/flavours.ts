@@ -18,6 +18,7 @@ export const FLAVOURS: FlavourTable = {
   delete_message: deleteMessageFlavour,
   update_message_flags: null,
   reaction: null,
+  submessage: null,
   typing: null,
   stream: streamEventFlavour,
   subscription: subscriptionEventFlavour,

@@ -26,6 +26,7 @@ export type ChatEvent =
   | DeleteMessageEvent
   | UpdateMessageFlagsEvent
   | ReactionEvent
+  | SubmessageEvent
   | TypingEvent
   | StreamEvent
   | SubscriptionEvent
@@ -111,6 +112,16 @@ export type ReactionEvent = {
   user: { user_id: number; email: string; full_name: string };
   message_id: number;
 } & WireEmoji;
+
+/** Data a widget attached to a message (a poll vote, a to-do task). */
+export type SubmessageEvent = {
+  type: "submessage";
+  msg_type: string;
+  message_id: number;
+  submessage_id: number;
+  sender_id: number;
+  content: string;
+};
 
 export type TypingUser = { user_id: number; email: string };
 

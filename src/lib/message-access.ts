@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { UserRow } from "../db/rows.js";
 import { badRequest } from "../errors.js";
-import type { ChannelWorld } from "../permissions/channel-access.js";
+import { isArchived, type ChannelWorld } from "../permissions/channel-access.js";
 import { hasMessageAccess } from "../permissions/message-access.js";
 
 /**
@@ -73,6 +73,21 @@ export async function accessibleMessage(
 export async function accessMessage(scope: MessageAccessScope, messageId: number): Promise<AccessedMessage> {
   const message = await accessibleMessage(scope, messageId);
   if (!message) throw invalidMessage();
+  return message;
+}
+
+/**
+ * Zulip's access_message(..., is_modifying_message=True), for acting on a message
+ * (submessages, edit typing): as accessMessage, but never a message of an archived
+ * channel, which stays readable and unchangeable.
+ */
+export async function accessMessageToChange(
+  scope: MessageAccessScope,
+  messageId: number,
+): Promise<AccessedMessage> {
+  const message = await accessMessage(scope, messageId);
+  const channel = message.stream_id === null ? undefined : scope.world.channels.channel(message.stream_id);
+  if (channel && isArchived(channel)) throw invalidMessage();
   return message;
 }
 

@@ -9,6 +9,7 @@ import {
   type MessageRow,
 } from "../presenters/messages.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
+import { presentSubmessage, type SubmessageRow } from "../presenters/submessages.js";
 import { topicLinks, type Linkifier } from "../render/message.js";
 import type { ChannelWorld } from "../permissions/channel-access.js";
 import { flagNames } from "../lib/message-flags.js";
@@ -144,6 +145,23 @@ async function reactionsOf(
   return out;
 }
 
+/** The messages' submessages, by message ID, each list in ID order. */
+async function submessagesOf(
+  knex: Knex,
+  ids: readonly number[],
+): Promise<Map<number, Array<ReturnType<typeof presentSubmessage>>>> {
+  const rows = await inChunks(ids, (chunk) =>
+    knex("submessages")
+      .whereIn("message_id", chunk)
+      .orderBy("id")
+      .select<SubmessageRow[]>("id", "message_id", "sender_id", "msg_type", "content"),
+  );
+  const out = new Map<number, Array<ReturnType<typeof presentSubmessage>>>();
+  for (const row of rows)
+    out.set(row.message_id, [...(out.get(row.message_id) ?? []), presentSubmessage(row)]);
+  return out;
+}
+
 /** Zulip's flags for a user's copy; historical when the user never received it. */
 export const fetchedFlags = (bits: number | null) =>
   bits === null ? ["read", "historical"] : flagNames(bits);
@@ -173,6 +191,7 @@ export async function fetchMessageDicts(
   const list = [...rows.values()];
   const direct = await directRecipients(knex, world, list);
   const reactions = await reactionsOf(knex, world, ids);
+  const submessages = await submessagesOf(knex, ids);
   const realmRow = world.realm.realm;
   const linkifiers = list.some((r) => r.stream_id !== null)
     ? await knex("linkifiers")
@@ -214,6 +233,7 @@ export async function fetchMessageDicts(
       message.subject = emptyTopicDisplayName(realmRow);
     }
     message.reactions = reactions.get(row.id) ?? [];
+    message.submessages = submessages.get(row.id) ?? [];
     if (row.last_edit_time !== null) message.last_edit_timestamp = int(row.last_edit_time);
     if (row.last_moved_time !== null) message.last_moved_timestamp = int(row.last_moved_time);
     if (row.edit_history !== null && showEditHistory) {

@@ -447,8 +447,9 @@ function applyDevice(state: State, event: Event): void {
 export const APPLIERS: Record<string, Applier> = {
   heartbeat: () => undefined,
   update_message_flags: applyUpdateMessageFlags,
-  // Reactions live on messages, which register does not carry.
+  // Reactions and submessages live on messages, which register does not carry.
   reaction: () => undefined,
+  submessage: () => undefined,
   delete_message: applyDeleteMessage,
   typing: () => undefined,
   update_message: applyUpdateMessage,

@@ -6,13 +6,14 @@ import {
   type MessageEvent,
   type PropagateMode,
   type ReactionEvent,
+  type SubmessageEvent,
   type UpdateMessageEvent,
   type UpdateMessageFlagsEvent,
 } from "../../events/types.js";
 import type { LocalEcho, WireEmoji, WireMessage, WireUnreadDetails } from "../../events/wire-types.js";
 import { EMAIL_VISIBILITY } from "../../permissions/email-visibility.js";
 
-/** Message events: new messages, edits and moves, deletions, flags and reactions. */
+/** Message events: new messages, edits and moves, deletions, flags, reactions and submessages. */
 
 export function messageEvent(
   message: WireMessage,
@@ -153,5 +154,23 @@ export function reactionEvent(
     user: { user_id: user.id, email: user.email, full_name: user.full_name },
     message_id: messageId,
     ...emoji,
+  };
+}
+
+/** A submessage added to a message (Zulip's do_add_submessage). */
+export function submessageEvent(row: {
+  id: number;
+  message_id: number;
+  sender_id: number;
+  msg_type: string;
+  content: string;
+}): SubmessageEvent {
+  return {
+    type: "submessage",
+    msg_type: row.msg_type,
+    message_id: row.message_id,
+    submessage_id: row.id,
+    sender_id: row.sender_id,
+    content: row.content,
   };
 }
