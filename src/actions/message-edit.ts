@@ -1,6 +1,6 @@
 import type { App } from "../app.js";
 import { realmUrl } from "../config.js";
-import { bool, type UserRow } from "../db/rows.js";
+import { bool, int, type DbBigInt, type UserRow } from "../db/rows.js";
 import { reindexMessages } from "../db/search-sqlite.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
@@ -69,6 +69,27 @@ const EDIT_COLUMNS = [
   "is_me_message",
 ];
 
+/**
+ * May the user edit the message's content now (Zulip's validate_user_can_edit_message)?
+ * Only its sender, where the organization allows editing, within the edit time limit
+ * plus `bufferSeconds`.
+ */
+export function checkCanEditContent(
+  realm: RealmSnapshot,
+  user: UserRow,
+  message: { sender_id: number; date_sent: DbBigInt },
+  now: number,
+  bufferSeconds: number,
+): void {
+  const realmRow = realm.realm;
+  if (!bool(realmRow.allow_message_editing))
+    throw badRequest("Your organization has turned off message editing");
+  if (message.sender_id !== user.id) throw badRequest("You don't have permission to edit this message");
+  const limit = realmRow.message_content_edit_limit_seconds;
+  if (limit !== null && now - int(message.date_sent) > limit + bufferSeconds)
+    throw badRequest("The time limit for editing this message has passed");
+}
+
 const unresolved = (topic: string) =>
   topic.startsWith(RESOLVED_PREFIX) ? topic.slice(RESOLVED_PREFIX.length) : topic;
 
@@ -95,12 +116,7 @@ export function checkEditMessage(
       throw badRequest("Invalid propagate_mode");
 
     if (request.content !== undefined) {
-      if (!bool(realmRow.allow_message_editing))
-        throw badRequest("Your organization has turned off message editing");
-      if (message.sender_id !== user.id) throw badRequest("You don't have permission to edit this message");
-      const limit = realmRow.message_content_edit_limit_seconds;
-      if (limit !== null && tx.now - message.date_sent > limit + EDIT_LIMIT_BUFFER_SECONDS)
-        throw badRequest("The time limit for editing this message has passed");
+      checkCanEditContent(realm, user, message, tx.now, EDIT_LIMIT_BUFFER_SECONDS);
     }
     let topic =
       request.topic === undefined

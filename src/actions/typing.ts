@@ -1,10 +1,14 @@
 import type { App } from "../app.js";
-import { bool, type UserRow } from "../db/rows.js";
+import { nowSeconds } from "../clock.js";
+import { bool, type DbBigInt, type UserRow } from "../db/rows.js";
 import { badRequest } from "../errors.js";
+import { directConversation } from "../lib/direct-message-groups.js";
+import { accessMessageToChange } from "../lib/message-access.js";
 import { accessChannelById } from "../permissions/channel-access.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { loadWorld } from "../cache/world.js";
 import { typingEvents } from "../presenters/events/typing.js";
+import { checkCanEditContent } from "./message-edit.js";
 
 /** Typing notifications: ephemeral events, published at once and never stored. */
 
@@ -57,4 +61,46 @@ export function checkSendDirectTyping(
     typingEvents.direct(op, sender, recipients),
     recipients.map((r) => r.user_id),
   );
+}
+
+/**
+ * Typing in a message edit (POST /messages/{id}/typing, Zulip's
+ * send_message_edit_notification_backend): for someone who may edit the message's
+ * content now, to who would see the edit: a channel's subscribers (small channels
+ * only), or the conversation's active participants.
+ */
+export async function checkSendMessageEditTyping(
+  app: App,
+  realm: RealmSnapshot,
+  user: UserRow,
+  op: TypingOp,
+  messageId: number,
+): Promise<void> {
+  const world = await loadWorld(app, app.knex, realm);
+  const head = await accessMessageToChange({ knex: app.knex, world, user }, messageId);
+  const message = await app
+    .knex("messages")
+    .where({ id: head.id })
+    .first<{ sender_id: number; recipient_id: number; date_sent: DbBigInt }>(
+      "sender_id",
+      "recipient_id",
+      "date_sent",
+    );
+  checkCanEditContent(realm, user, message, nowSeconds(app.clock), 0);
+  if (head.stream_id !== null) {
+    const subscribers = world.channels.activeSubscriberIds(realm, head.stream_id);
+    if (subscribers.length > MAX_CHANNEL_SIZE_FOR_TYPING) return;
+    const recipient = { type: "channel" as const, channel_id: head.stream_id, topic: head.topic };
+    app.db.publish(realm.id, typingEvents.editMessage(op, user.id, head.id, recipient), subscribers);
+    return;
+  }
+  const conversation = await directConversation(app.knex, message.recipient_id);
+  const participants =
+    conversation?.type === "group" ? conversation.userIds : [user.id, conversation?.userId ?? user.id];
+  const userIds = [...new Set(participants)].filter((id) => {
+    const participant = realm.user(id);
+    return participant !== undefined && bool(participant.is_active);
+  });
+  const recipient = { type: "direct" as const, user_ids: userIds };
+  app.db.publish(realm.id, typingEvents.editMessage(op, user.id, head.id, recipient), userIds);
 }

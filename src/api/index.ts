@@ -23,7 +23,7 @@ import { addSubmessage } from "./submessages.js";
 import { deleteMessage, deleteTopic } from "./message-delete.js";
 import { editMessage, getMessageHistory } from "./message-edit.js";
 import { getChannelTopics } from "./topics.js";
-import { setTyping } from "./typing.js";
+import { setMessageEditTyping, setTyping } from "./typing.js";
 import {
   markAllAsRead,
   markStreamAsRead,
@@ -194,6 +194,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   deleteTopic,
   getChannelTopics,
   setTyping,
+  setMessageEditTyping,
   editMessage,
   getMessageHistory,
   getReadReceipts,

@@ -1,7 +1,11 @@
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p } from "../params.js";
+import { check, p, pathInt } from "../params.js";
 import { badRequest, missingArgument } from "../errors.js";
-import { checkSendChannelTyping, checkSendDirectTyping } from "../actions/typing.js";
+import {
+  checkSendChannelTyping,
+  checkSendDirectTyping,
+  checkSendMessageEditTyping,
+} from "../actions/typing.js";
 
 /** POST /typing: typing start/stop notifications, for a direct conversation or a channel topic. */
 export const setTyping = defineEndpoint({
@@ -26,6 +30,18 @@ export const setTyping = defineEndpoint({
     if (params.type !== "direct" && params.type !== "private") throw badRequest("Invalid type");
     if (params.to === undefined) throw missingArgument("to");
     checkSendDirectTyping(app, realm, user, params.op, params.to);
+    return {};
+  },
+});
+
+/** POST /messages/{message_id}/typing: typing notifications while editing a message. */
+export const setMessageEditTyping = defineEndpoint({
+  method: "POST",
+  path: "/messages/:message_id/typing",
+  auth: "user",
+  params: { message_id: pathInt(), op: p.oneOf(["start", "stop"]) },
+  async handler({ app, realm, user, params }) {
+    await checkSendMessageEditTyping(app, realm, user, params.op, params.message_id);
     return {};
   },
 });

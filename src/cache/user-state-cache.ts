@@ -65,6 +65,7 @@ export class UserStateCache {
       case "reaction":
       case "submessage":
       case "typing":
+      case "typing_edit_message":
       case "stream":
       case "subscription":
       case "default_streams":

@@ -20,6 +20,7 @@ export const FLAVOURS: FlavourTable = {
   reaction: null,
   submessage: null,
   typing: null,
+  typing_edit_message: null,
   stream: streamEventFlavour,
   subscription: subscriptionEventFlavour,
   default_streams: null,

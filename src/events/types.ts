@@ -28,6 +28,7 @@ export type ChatEvent =
   | ReactionEvent
   | SubmessageEvent
   | TypingEvent
+  | TypingEditMessageEvent
   | StreamEvent
   | SubscriptionEvent
   | DefaultStreamsEvent
@@ -141,6 +142,19 @@ export type TypingEvent =
       sender: TypingUser;
       recipients: TypingUser[];
     };
+
+/** Where an edited message lives, as typing_edit_message says it. */
+export type TypingEditRecipient =
+  { type: "channel"; channel_id: number; topic: string } | { type: "direct"; user_ids: number[] };
+
+/** Someone started or stopped editing a message's content. */
+export type TypingEditMessageEvent = {
+  type: "typing_edit_message";
+  op: "start" | "stop";
+  sender_id: number;
+  message_id: number;
+  recipient: TypingEditRecipient;
+};
 
 // ---- channels ----
 

@@ -452,6 +452,7 @@ export const APPLIERS: Record<string, Applier> = {
   submessage: () => undefined,
   delete_message: applyDeleteMessage,
   typing: () => undefined,
+  typing_edit_message: () => undefined,
   update_message: applyUpdateMessage,
   realm_user: applyRealmUser,
   custom_profile_fields: applyCustomProfileFields,
