@@ -6,6 +6,8 @@ import { DEFAULT_PRESENCE_HISTORY_DAYS, OFFLINE_THRESHOLD_SECS } from "../lib/pr
 import { presentLegacyPresence, presentModernPresence } from "../presenters/presence.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import type { StateFetcher } from "./state-context.js";
+import type { PresenceRecord } from "../cache/presence-store.js";
+import { jsonMember, rawJsonObject, type RawJson } from "../lib/raw-json.js";
 
 export interface PresenceQuery {
   /** Modern format keyed by user ID; else legacy, keyed by email. */
@@ -17,12 +19,37 @@ export interface PresenceQuery {
 }
 
 export interface RealmPresences {
-  presences: Record<string, unknown>;
+  /** The presences map, already encoded: clients poll it every minute. */
+  presences: RawJson;
   /** The newest change included, else the client's own value, else -1. */
   lastUpdateId: number;
 }
 
 const DAY_SECS = 24 * 3600;
+
+/**
+ * Each presence record's encoded map members, made at most once per change of the
+ * record (records are replaced, never changed): a poll copies them instead of building
+ * and serializing every user's entry again. Legacy members are keyed by email, which
+ * can change.
+ */
+const members = new WeakMap<PresenceRecord, { modern?: Buffer; legacy?: Buffer; email?: string }>();
+
+function presenceMember(user: UserRow, record: PresenceRecord, slim: boolean): Buffer {
+  let cached = members.get(record);
+  if (!cached) members.set(record, (cached = {}));
+  if (slim) {
+    return (cached.modern ??= jsonMember(
+      String(user.id),
+      presentModernPresence(record, int(user.date_joined)),
+    ));
+  }
+  if (cached.email !== user.email || !cached.legacy) {
+    cached.legacy = jsonMember(user.email, presentLegacyPresence(record, int(user.date_joined)));
+    cached.email = user.email;
+  }
+  return cached.legacy;
+}
 
 /**
  * Zulip's get_presences_for_realm: active human users' presence, nothing when the
@@ -34,8 +61,8 @@ export async function realmPresences(
   realm: RealmSnapshot,
   query: PresenceQuery,
 ): Promise<RealmPresences> {
-  if (bool(realm.realm.presence_disabled)) return { presences: {}, lastUpdateId: -1 };
-  const presences: Record<string, unknown> = {};
+  if (bool(realm.realm.presence_disabled)) return { presences: rawJsonObject([]), lastUpdateId: -1 };
+  const entries: Buffer[] = [];
   let newest: number | null = null;
   // history_limit_days=0: the client wants no presence data at all.
   if (query.historyLimitDays !== 0) {
@@ -50,13 +77,11 @@ export async function realmPresences(
       if (since !== null && (record.lastConnectedTime === null || record.lastConnectedTime < since)) continue;
       const user = realm.user(userId);
       if (!user || !bool(user.is_active) || bool(user.is_bot)) continue;
-      const dateJoined = int(user.date_joined);
-      if (query.slim) presences[String(userId)] = presentModernPresence(record, dateJoined);
-      else presences[user.email] = presentLegacyPresence(record, dateJoined);
+      entries.push(presenceMember(user, record, query.slim));
       newest = Math.max(newest ?? record.lastUpdateId, record.lastUpdateId);
     }
   }
-  return { presences, lastUpdateId: newest ?? query.lastUpdateId ?? -1 };
+  return { presences: rawJsonObject(entries), lastUpdateId: newest ?? query.lastUpdateId ?? -1 };
 }
 
 /**
