@@ -19,7 +19,13 @@ export interface RealmPresence {
 interface MutableRealmPresence extends RealmPresence {
   readonly records: Map<number, PresenceRecord>;
   lastUpdateId: number;
+  /** Who changed, by update ID: log[i] is the user of update logStart + i. */
+  log: number[];
+  logStart: number;
 }
+
+/** Changes remembered for changedSince(); beyond that, readers start over. */
+const CHANGE_LOG_LIMIT = 10_000;
 
 /** Rows per INSERT: 4 bound values each stays well under SQLite's variable limit. */
 const FLUSH_CHUNK = 200;
@@ -65,10 +71,26 @@ export class PresenceStore {
     return this.loaded(realmId).records.get(userId);
   }
 
+  /**
+   * The users whose presence changed after update `updateId` (repeats possible), or
+   * null when that is too long ago to tell.
+   */
+  changedSince(realmId: number, updateId: number): readonly number[] | null {
+    const realm = this.loaded(realmId);
+    if (updateId + 1 < realm.logStart || updateId > realm.lastUpdateId) return null;
+    return realm.log.slice(updateId + 1 - realm.logStart);
+  }
+
   /** Records a user's new presence under the realm's next sequence number. */
   set(realmId: number, userId: number, times: PresenceTimes): PresenceRecord {
     const realm = this.loaded(realmId);
     realm.lastUpdateId += 1;
+    realm.log.push(userId);
+    if (realm.log.length > CHANGE_LOG_LIMIT) {
+      const dropped = realm.log.length - CHANGE_LOG_LIMIT / 2;
+      realm.log.splice(0, dropped);
+      realm.logStart += dropped;
+    }
     const record: PresenceRecord = { ...times, lastUpdateId: realm.lastUpdateId };
     realm.records.set(userId, record);
     this.dirty.set(userId, record);
@@ -113,7 +135,7 @@ export class PresenceStore {
         "p.last_connected_time",
         "p.last_update_id",
       );
-    const realm: MutableRealmPresence = { records: new Map(), lastUpdateId: 0 };
+    const realm: MutableRealmPresence = { records: new Map(), lastUpdateId: 0, log: [], logStart: 1 };
     for (const row of rows) {
       const lastUpdateId = int(row.last_update_id);
       realm.records.set(row.user_id, {
@@ -123,6 +145,7 @@ export class PresenceStore {
       });
       realm.lastUpdateId = Math.max(realm.lastUpdateId, lastUpdateId);
     }
+    realm.logStart = realm.lastUpdateId + 1;
     this.ready.set(realmId, realm);
     return realm;
   }

@@ -18,10 +18,13 @@ export function jsonMember(key: string, value: unknown): Buffer {
   return Buffer.from(`,${JSON.stringify(key)}:${JSON.stringify(value)}`);
 }
 
-/** A JSON object of members made by jsonMember. */
+/** A JSON object of members made by jsonMember (copied: the caller may reuse its list). */
 export function rawJsonObject(members: readonly Buffer[]): RawJson {
-  if (members.length === 0) return new RawJson([Buffer.from("{}")]);
-  return new RawJson([OPEN, members[0]!.subarray(1), ...members.slice(1), CLOSE]);
+  const chunks: Buffer[] = new Array<Buffer>(members.length + 2);
+  chunks[0] = OPEN;
+  for (let i = 0; i < members.length; i++) chunks[i + 1] = i === 0 ? members[0]!.subarray(1) : members[i]!;
+  chunks[members.length + 1] = CLOSE;
+  return new RawJson(chunks);
 }
 
 /** Marks where a RawJson value goes; the nonce keeps user data from ever matching it. */
@@ -42,14 +45,28 @@ export function encodeWithRawJson(body: Record<string, unknown>): Buffer | null 
     replaced[key] = value instanceof RawJson ? `${PLACEHOLDER}${raws.push(value) - 1}` : value;
   }
   const text = JSON.stringify(replaced);
-  const chunks: Buffer[] = [];
+  // The serialized text around the placeholders, and the raw values between.
+  const pieces: Array<Buffer | RawJson> = [];
   let from = 0;
   for (let at = text.indexOf(ENCODED_PLACEHOLDER); at !== -1; at = text.indexOf(ENCODED_PLACEHOLDER, from)) {
     const end = text.indexOf('"', at + ENCODED_PLACEHOLDER.length);
-    const raw = raws[Number(text.slice(at + ENCODED_PLACEHOLDER.length, end))]!;
-    chunks.push(Buffer.from(text.slice(from, at)), ...raw.chunks);
+    pieces.push(
+      Buffer.from(text.slice(from, at)),
+      raws[Number(text.slice(at + ENCODED_PLACEHOLDER.length, end))]!,
+    );
     from = end + 1;
   }
-  chunks.push(Buffer.from(text.slice(from)));
-  return Buffer.concat(chunks);
+  pieces.push(Buffer.from(text.slice(from)));
+  let length = 0;
+  for (const piece of pieces) {
+    if (piece instanceof RawJson) for (const chunk of piece.chunks) length += chunk.length;
+    else length += piece.length;
+  }
+  const out = Buffer.allocUnsafe(length);
+  let offset = 0;
+  for (const piece of pieces) {
+    if (piece instanceof RawJson) for (const chunk of piece.chunks) offset += chunk.copy(out, offset);
+    else offset += piece.copy(out, offset);
+  }
+  return out;
 }

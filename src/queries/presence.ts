@@ -6,8 +6,8 @@ import { DEFAULT_PRESENCE_HISTORY_DAYS, OFFLINE_THRESHOLD_SECS } from "../lib/pr
 import { presentLegacyPresence, presentModernPresence } from "../presenters/presence.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import type { StateFetcher } from "./state-context.js";
-import type { PresenceRecord } from "../cache/presence-store.js";
-import { jsonMember, rawJsonObject, type RawJson } from "../lib/raw-json.js";
+import { rawJsonObject, type RawJson } from "../lib/raw-json.js";
+import { presenceEntries } from "./presence-map.js";
 
 export interface PresenceQuery {
   /** Modern format keyed by user ID; else legacy, keyed by email. */
@@ -28,30 +28,6 @@ export interface RealmPresences {
 const DAY_SECS = 24 * 3600;
 
 /**
- * Each presence record's encoded map members, made at most once per change of the
- * record (records are replaced, never changed): a poll copies them instead of building
- * and serializing every user's entry again. Legacy members are keyed by email, which
- * can change.
- */
-const members = new WeakMap<PresenceRecord, { modern?: Buffer; legacy?: Buffer; email?: string }>();
-
-function presenceMember(user: UserRow, record: PresenceRecord, slim: boolean): Buffer {
-  let cached = members.get(record);
-  if (!cached) members.set(record, (cached = {}));
-  if (slim) {
-    return (cached.modern ??= jsonMember(
-      String(user.id),
-      presentModernPresence(record, int(user.date_joined)),
-    ));
-  }
-  if (cached.email !== user.email || !cached.legacy) {
-    cached.legacy = jsonMember(user.email, presentLegacyPresence(record, int(user.date_joined)));
-    cached.email = user.email;
-  }
-  return cached.legacy;
-}
-
-/**
  * Zulip's get_presences_for_realm: active human users' presence, nothing when the
  * realm disabled presence. chatd does not restrict which users a member may see
  * (can_access_all_users_group), so nobody's presence is withheld from anyone.
@@ -62,26 +38,21 @@ export async function realmPresences(
   query: PresenceQuery,
 ): Promise<RealmPresences> {
   if (bool(realm.realm.presence_disabled)) return { presences: rawJsonObject([]), lastUpdateId: -1 };
-  const entries: Buffer[] = [];
-  let newest: number | null = null;
   // history_limit_days=0: the client wants no presence data at all.
-  if (query.historyLimitDays !== 0) {
-    const store = await app.presence.realm(realm.id);
-    const after = query.lastUpdateId;
-    const since =
-      after === undefined || after <= 0
-        ? nowSeconds(app.clock) - (query.historyLimitDays ?? DEFAULT_PRESENCE_HISTORY_DAYS) * DAY_SECS
-        : null;
-    for (const [userId, record] of store.records) {
-      if (after !== undefined && record.lastUpdateId <= after) continue;
-      if (since !== null && (record.lastConnectedTime === null || record.lastConnectedTime < since)) continue;
-      const user = realm.user(userId);
-      if (!user || !bool(user.is_active) || bool(user.is_bot)) continue;
-      entries.push(presenceMember(user, record, query.slim));
-      newest = Math.max(newest ?? record.lastUpdateId, record.lastUpdateId);
-    }
-  }
-  return { presences: rawJsonObject(entries), lastUpdateId: newest ?? query.lastUpdateId ?? -1 };
+  if (query.historyLimitDays === 0)
+    return { presences: rawJsonObject([]), lastUpdateId: query.lastUpdateId ?? -1 };
+  const store = await app.presence.realm(realm.id);
+  const windowSecs = (query.historyLimitDays ?? DEFAULT_PRESENCE_HISTORY_DAYS) * DAY_SECS;
+  const { members, newest } = presenceEntries(
+    app,
+    store,
+    realm,
+    query.slim,
+    query.lastUpdateId,
+    windowSecs,
+    nowSeconds(app.clock),
+  );
+  return { presences: rawJsonObject(members), lastUpdateId: newest ?? query.lastUpdateId ?? -1 };
 }
 
 /**

@@ -198,6 +198,72 @@ describe("presence", function () {
     });
   });
 
+  describe("everyone's presence, kept up to date between polls", function () {
+    it("matches a record-by-record read through pings, renames, deactivation and time passing", async function () {
+      const { realm, u } = await fresh();
+      const kept = async (params: Params): Promise<{ presences: object; presence_last_update_id: number }> =>
+        expectSuccess(await u("hamlet").client.post("/users/me/presence", { status: "idle", ...params })) as {
+          presences: object;
+          presence_last_update_id: number;
+        };
+      // A 30-day window is read record by record; with nobody older than 14 days it must agree.
+      const check = async () => {
+        for (const slim of [true, false]) {
+          const fast = await kept({ slim_presence: slim });
+          const slow = await kept({ slim_presence: slim, history_limit_days: 30 });
+          expect(fast.presences).to.deep.equal(slow.presences);
+          expect(fast.presence_last_update_id).to.equal(slow.presence_last_update_id);
+        }
+      };
+      await check();
+      expectSuccess(await ping(u("othello")));
+      expectSuccess(await ping(u("cordelia"), { status: "idle" }));
+      await check();
+      minutes(2);
+      expectSuccess(await ping(u("othello"), { status: "idle" }));
+      expectSuccess(await ping(u("prospero")));
+      await check();
+      expectSuccess(
+        await u("desdemona").client.patch(`/users/${u("othello").id}`, { new_email: "moor@zulip.test" }),
+      );
+      await check();
+      expectSuccess(await u("iago").client.delete(`/users/${u("cordelia").id}`));
+      await check();
+      expectSuccess(await u("iago").client.post(`/users/${u("cordelia").id}/reactivate`));
+      await check();
+      const legacy = await kept({});
+      expect(Object.keys(legacy.presences).sort()).to.deep.equal(
+        ["cordelia@zulip.test", "hamlet@zulip.test", "moor@zulip.test", "prospero@zulip.test"].sort(),
+      );
+      await server.factory.user(realm.id, "yorick-bot", ROLE.MEMBER, {
+        isBot: true,
+        botOwnerId: u("hamlet").id,
+      });
+      await check();
+      // Fifteen days on, only Hamlet (who keeps polling) is within the window.
+      server.clock.advance(15 * 86_400_000);
+      expect(Object.keys((await kept({ slim_presence: true })).presences)).to.deep.equal([
+        String(u("hamlet").id),
+      ]);
+    });
+
+    it("still gives a client with data (last_update_id > 0) every later change, however old", async function () {
+      const { u } = await fresh();
+      const first = expectSuccess(await ping(u("hamlet"), { last_update_id: -1 }));
+      expectSuccess(await ping(u("othello"), { ping_only: true }));
+      server.clock.advance(20 * 86_400_000);
+      // The default poll no longer shows Othello, yet a client that saw only Hamlet's
+      // update gets Othello's later one.
+      expect(
+        Object.keys(expectSuccess(await ping(u("cordelia"), { slim_presence: true })).presences),
+      ).to.not.include(String(u("othello").id));
+      const since = expectSuccess(
+        await ping(u("cordelia"), { last_update_id: first.presence_last_update_id as number }),
+      );
+      expect(Object.keys(since.presences)).to.include(String(u("othello").id));
+    });
+  });
+
   describe("GET /realm/presence", function () {
     it("gives everyone's presence in the legacy format, to bots too", async function () {
       const { realm, u } = await fresh();

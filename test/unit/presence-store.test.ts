@@ -56,6 +56,21 @@ describe("presence store: batched writes", function () {
     ).to.equal(4);
   });
 
+  it("tells who changed since an update, as far back as its log reaches", async function () {
+    const realm = await server.factory.realm({ hamlet: 400, othello: 400 });
+    const [hamlet, othello] = [realm.users.hamlet!.id, realm.users.othello!.id];
+    const store = new PresenceStore(server.app.db, server.app.knex, silentLogger);
+    const start = (await store.realm(realm.id)).lastUpdateId;
+    expect(store.changedSince(realm.id, start)).to.deep.equal([]);
+    store.set(realm.id, hamlet, { lastActiveTime: 1, lastConnectedTime: 1 });
+    store.set(realm.id, othello, { lastActiveTime: 1, lastConnectedTime: 1 });
+    expect(store.changedSince(realm.id, start)).to.deep.equal([hamlet, othello]);
+    expect(store.changedSince(realm.id, start + 1)).to.deep.equal([othello]);
+    for (let i = 0; i < 10_000; i++) store.set(realm.id, hamlet, { lastActiveTime: i, lastConnectedTime: i });
+    expect(store.changedSince(realm.id, start)).to.equal(null);
+    expect(store.changedSince(realm.id, start + 10_001)).to.deep.equal([hamlet]);
+  });
+
   it("refuses to read or change a realm it has not loaded", function () {
     const store = new PresenceStore(server.app.db, server.app.knex, silentLogger);
     expect(() => store.get(999_999, 1)).to.throw("not loaded");
