@@ -6,6 +6,7 @@ import * as eventOutbox from "./20261123005000_event_outbox.js";
 import * as messageFetchIndexes from "./20261123010000_message_fetch_indexes.js";
 import * as clientDevices from "./20261124000000_client_devices.js";
 import * as submessages from "./20261124020000_submessages.js";
+import * as presenceUpdateId from "./20261124030000_presence_update_id.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -21,4 +22,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261123010000_message_fetch_indexes", messageFetchIndexes],
   ["20261124000000_client_devices", clientDevices],
   ["20261124020000_submessages", submessages],
+  ["20261124030000_presence_update_id", presenceUpdateId],
 ];

@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import type { ChannelCache } from "./cache/channel-cache.js";
+import type { PresenceStore } from "./cache/presence-store.js";
 import type { RealmCache } from "./cache/realm-cache.js";
 import type { UserStateCache } from "./cache/user-state-cache.js";
 import type { Clock } from "./clock.js";
@@ -33,6 +34,8 @@ export interface App {
    * commits share the next transaction. Returns each message's ID.
    */
   readonly messageSends: GroupCommit<PreparedMessage, number>;
+  /** Users' presence: the source of truth, written to the database in batches. */
+  readonly presence: PresenceStore;
   readonly clock: Clock;
   readonly logger: Logger;
   /** scrypt cost of new password hashes (lib/passwords.ts); cheaper only in tests. */

@@ -28,6 +28,7 @@ export interface Config {
   readonly body_limit_bytes: number;
   readonly request_timeout_secs: number;
   readonly web_public_streams_enabled: boolean;
+  readonly presence_flush_interval_ms: number;
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -136,6 +137,13 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     min: 1,
     max: 3600,
     description: "Time a client has to send its whole request (long-poll waits are not counted).",
+  },
+  presence_flush_interval_ms: {
+    kind: "int",
+    min: 10,
+    max: 600000,
+    description:
+      "How often presence changes (every client pings every minute) are written to the database, all in one transaction. A crash loses at most this much presence.",
   },
   web_public_streams_enabled: {
     kind: "bool",

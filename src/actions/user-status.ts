@@ -5,6 +5,7 @@ import { badRequest, botsNotAllowed } from "../errors.js";
 import { resolveEmoji, type Emoji } from "../render/emoji.js";
 import { activeUserIds } from "../lib/recipients.js";
 import { LEGACY_USER_EMAIL, userSettingsEvent, userStatusEvent } from "../presenters/events/users.js";
+import { doChangePresenceEnabled } from "./presence.js";
 
 export interface UserStatusInput {
   /** Deprecated: sets presence_enabled to its negation. */
@@ -49,6 +50,7 @@ export async function doUpdateUserStatus(
   user: UserRow,
   change: { away?: boolean; statusText?: string; emoji?: Emoji },
 ): Promise<void> {
+  const snapshot = await app.realms.get(tx.knex, user.realm_id);
   if (change.away !== undefined && bool(user.presence_enabled) === change.away) {
     const presenceEnabled = !change.away;
     await tx.knex("users").where({ id: user.id }).update({ presence_enabled: presenceEnabled });
@@ -58,6 +60,7 @@ export async function doUpdateUserStatus(
       userSettingsEvent("presence_enabled", presenceEnabled),
       new Map([[user.id, { [LEGACY_USER_EMAIL]: user.email }]]),
     );
+    await doChangePresenceEnabled(app, tx, snapshot, user, presenceEnabled);
   }
   const fields: Record<string, string> = {};
   if (change.statusText !== undefined) fields.status_text = change.statusText;
@@ -68,6 +71,5 @@ export async function doUpdateUserStatus(
     .update({ ...fields, timestamp: tx.now });
   if (updated === 0) await tx.knex("user_status").insert({ user_id: user.id, timestamp: tx.now, ...fields });
 
-  const snapshot = await app.realms.get(tx.knex, user.realm_id);
   tx.sendEventOnCommit(user.realm_id, userStatusEvent(user.id, change), activeUserIds(snapshot));
 }

@@ -87,7 +87,15 @@ export const register = defineEndpoint({
     return app.db.consistentRead(async (knex) => {
       const snapshot = await app.realms.get(knex, realm.id);
       const state = await fetchInitialState(
-        { app, knex, user, realm: snapshot, options, includeSubscribers: params.include_subscribers },
+        {
+          app,
+          knex,
+          user,
+          realm: snapshot,
+          options,
+          includeSubscribers: params.include_subscribers,
+          presenceHistoryLimitDays: params.presence_history_limit_days,
+        },
         params.fetch_event_types ?? params.event_types ?? null,
       );
       const queue = app.events.createQueue(user.id, user.realm_id, options);

@@ -67,6 +67,7 @@ import {
   updateUserGroupSubgroups,
 } from "./user-groups.js";
 import { getUserStatus, updateOwnStatus } from "./user-status.js";
+import { getRealmPresence, getUserPresence, updatePresence } from "./presence.js";
 import {
   createUser,
   deactivateUser,
@@ -136,6 +137,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
   // user status
   updateOwnStatus,
   getUserStatus,
+  // presence
+  updatePresence,
+  getRealmPresence,
+  getUserPresence,
   // push devices (deprecated API)
   addApnsDeviceToken,
   removeApnsDeviceToken,

@@ -77,6 +77,7 @@ export class UserStateCache {
       case "navigation_view":
       case "saved_snippets":
       case "device":
+      case "presence":
         // Nothing cached here depends on these; a new event type must decide.
         break;
     }

@@ -125,3 +125,11 @@ export interface ApiKeyRow {
   label: string;
   date_created: DbBigInt;
 }
+
+/** UNIX seconds; null until the user was first seen active (or connected). */
+export interface UserPresenceRow {
+  user_id: number;
+  last_active_time: DbBigInt | null;
+  last_connected_time: DbBigInt | null;
+  last_update_id: DbBigInt;
+}

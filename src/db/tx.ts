@@ -72,6 +72,15 @@ export class Db {
   }
 
   /**
+   * Runs `fn`, synchronous in-memory work, between write transactions and consistent
+   * reads: an in-memory change that publishes an event (presence) is then either in
+   * /register's state or, as an event, in its queue. No database work happens here.
+   */
+  exclusive<T>(fn: () => T): Promise<T> {
+    return this.writeLock.run(() => Promise.resolve().then(fn));
+  }
+
+  /**
    * Runs reads with no write transaction in between, e.g. /register's initial state
    * and its queue creation, so no event is both in the state and in the queue.
    */

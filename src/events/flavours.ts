@@ -2,6 +2,7 @@ import { deleteMessageFlavour, messageFlavour } from "../presenters/events/messa
 import { streamEventFlavour, subscriptionEventFlavour } from "../presenters/events/channels.js";
 import { realmUserFlavour, userSettingsFlavour } from "../presenters/events/users.js";
 import { userGroupFlavour } from "../presenters/events/user-groups.js";
+import { presenceFlavour } from "../presenters/events/presence.js";
 import type { ChatEvent, ChatEventType, Flavour, FlavourContext, WireEvent } from "./types.js";
 
 /**
@@ -34,6 +35,7 @@ export const FLAVOURS: FlavourTable = {
   navigation_view: null,
   saved_snippets: null,
   device: null,
+  presence: presenceFlavour,
 };
 
 /** The event(s) one queue gets for `event`, or null for none. */

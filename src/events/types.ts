@@ -3,7 +3,9 @@ import type {
   WireChannel,
   WireChannelFolder,
   WireEmoji,
+  WireLegacyClientPresence,
   WireMessage,
+  WireModernPresence,
   WireNavigationView,
   WireProfileField,
   WireRecord,
@@ -41,7 +43,8 @@ export type ChatEvent =
   | CustomProfileFieldsEvent
   | NavigationViewEvent
   | SavedSnippetsEvent
-  | DeviceEvent;
+  | DeviceEvent
+  | PresenceEvent;
 
 export type ChatEventType = ChatEvent["type"];
 
@@ -275,6 +278,22 @@ export type SavedSnippetsEvent =
 
 /** A mobile device of the user registered or removed (no push fields: chatd has no push). */
 export type DeviceEvent = { type: "device"; op: "add" | "remove"; device_id: number };
+
+// ---- presence ----
+
+/**
+ * A user reported presence for the first time, came back online, or turned
+ * presence_enabled on or off. Built in the legacy shape; `_modern` is the same presence
+ * in the modern format, for the flavour.
+ */
+export type PresenceEvent = {
+  type: "presence";
+  user_id: number;
+  email: string;
+  server_timestamp: number;
+  presence: { website: WireLegacyClientPresence };
+  _modern: WireModernPresence;
+};
 
 /**
  * Who receives an event: user IDs, or per-user extra data merged into the event

@@ -103,3 +103,17 @@ export type WireSavedSnippet = {
   content: string;
   date_created: number;
 };
+
+/** A user's presence in the modern format (presenters/presence.ts). */
+export type WireModernPresence = {
+  active_timestamp: number;
+  idle_timestamp: number;
+};
+
+/** A user's presence in the legacy format: one client, always "website" since Zulip 7.0. */
+export type WireLegacyClientPresence = {
+  client: "website";
+  status: "active" | "idle";
+  timestamp: number;
+  pushable: false;
+};

@@ -7,6 +7,7 @@ import { isAdminRole, isOwnerRole } from "../world/roles.js";
 import { authenticate } from "./auth.js";
 import { requestParams } from "./body.js";
 import { parseParams, type ParamSpec, type ParamValues } from "../params.js";
+import { encodeWithRawJson } from "../lib/raw-json.js";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
@@ -101,12 +102,16 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
         });
       }
       ctx.status = 200;
-      ctx.body = {
+      const body = {
         result: "success",
         msg: "",
         ...data,
         ...(ignored.length > 0 ? { ignored_parameters_unsupported: ignored } : {}),
       };
+      // Values a handler encoded ahead of time (RawJson) go out as they are.
+      const encoded = encodeWithRawJson(body);
+      if (encoded) ctx.type = "application/json";
+      ctx.body = encoded ?? body;
     },
   };
 }

@@ -7,6 +7,7 @@ import { REALM_GROUP_SETTING_NAMES } from "../permissions/setting-registry.js";
 import { LIMITS, emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../lib/passwords.js";
 import { emojiDataUrl } from "../render/emoji-table.js";
+import { OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS } from "../lib/presence.js";
 
 /** Server identity and limits shared by /server_settings and /register. */
 export const ZULIP_FEATURE_LEVEL = 496;
@@ -114,8 +115,8 @@ export function presentRealmState(
     server_needs_upgrade: false,
     server_web_public_streams_enabled: config.web_public_streams_enabled,
     server_can_summarize_topics: false,
-    server_presence_ping_interval_seconds: 60,
-    server_presence_offline_threshold_seconds: 140,
+    server_presence_ping_interval_seconds: PRESENCE_PING_INTERVAL_SECS,
+    server_presence_offline_threshold_seconds: OFFLINE_THRESHOLD_SECS,
     server_typing_started_expiry_period_milliseconds: 15000,
     server_typing_stopped_wait_period_milliseconds: 5000,
     server_typing_started_wait_period_milliseconds: 10000,

@@ -6,6 +6,7 @@ import {
   fetchUnreadState,
 } from "./message-state.js";
 import { fetchNavigationViewsState } from "./navigation-views.js";
+import { fetchPresenceState } from "./presence.js";
 import {
   fetchChannelFolderState,
   fetchDefaultStreamsState,
@@ -28,6 +29,7 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   realm_user_groups: fetchRealmUserGroupsState,
   custom_profile_fields: fetchCustomProfileFieldsState,
   user_status: fetchUserStatusState,
+  presence: fetchPresenceState,
   navigation_views: fetchNavigationViewsState,
   saved_snippets: fetchSavedSnippetsState,
   subscription: fetchSubscriptionState,

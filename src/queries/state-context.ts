@@ -13,6 +13,8 @@ export interface StateContext {
   options: QueueOptions;
   /** include_subscribers: true, false or "partial". */
   includeSubscribers: boolean | "partial";
+  /** presence_history_limit_days: how far back `presences` reaches (default 14 days). */
+  presenceHistoryLimitDays?: number;
 }
 
 export type StateFetcher = (ctx: StateContext) => Promise<Record<string, unknown>>;

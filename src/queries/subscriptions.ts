@@ -32,22 +32,17 @@ export type IncludeSubscribers = boolean | "partial";
 
 /**
  * Users recently active enough that a partial subscriber list must name them: bots,
- * users who joined or were present (user_presence) in the last 14 days.
+ * users who joined or were present (the presence store) in the last 14 days.
  */
-async function recentlyActiveUserIds(app: App, knex: Knex, world: ChannelWorld): Promise<Set<number>> {
+async function recentlyActiveUserIds(app: App, world: ChannelWorld): Promise<Set<number>> {
   const cutoff = Math.floor(app.clock.nowMs() / 1000) - RECENT_ACTIVITY_SECS;
   const ids = new Set<number>();
   for (const user of world.realm.users) {
     if (bool(user.is_bot) || int(user.date_joined) >= cutoff) ids.add(user.id);
   }
-  const present = await knex("user_presence as p")
-    .join("users as u", "u.id", "p.user_id")
-    .where("u.realm_id", world.realm.id)
-    .where(
-      (q) => void q.where("p.last_active_time", ">=", cutoff).orWhere("p.last_connected_time", ">=", cutoff),
-    )
-    .pluck<number[]>("p.user_id");
-  for (const id of present) ids.add(id);
+  for (const [userId, record] of (await app.presence.realm(world.realm.id)).records) {
+    if ((record.lastActiveTime ?? 0) >= cutoff || (record.lastConnectedTime ?? 0) >= cutoff) ids.add(userId);
+  }
   return ids;
 }
 
@@ -67,8 +62,7 @@ export async function subscriberFields(
   if (mode === false) return () => null;
   const big = (c: ChannelRow) =>
     world.channels.activeSubscriberIds(world.realm, c.id).length >= PARTIAL_SUBSCRIBERS_THRESHOLD;
-  const recent =
-    mode === "partial" && listed.some(big) ? await recentlyActiveUserIds(app, knex, world) : null;
+  const recent = mode === "partial" && listed.some(big) ? await recentlyActiveUserIds(app, world) : null;
   return (channel) => {
     if (!canSeeSubscribers(world, viewer, channel)) return { key: "subscribers", ids: [] };
     const ids = world.channels.activeSubscriberIds(world.realm, channel.id);

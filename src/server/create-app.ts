@@ -10,6 +10,7 @@ import { drainOutbox } from "../events/outbox.js";
 import { loadSavedQueues, saveQueues } from "../events/persistence.js";
 import { watchExternalChanges } from "../db/sqlite-change-watch.js";
 import { ChannelCache } from "../cache/channel-cache.js";
+import { PresenceStore } from "../cache/presence-store.js";
 import { systemClock, type Clock } from "../clock.js";
 import { RealmCache } from "../cache/realm-cache.js";
 import { UserStateCache } from "../cache/user-state-cache.js";
@@ -79,6 +80,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     channels: new ChannelCache(clock),
     userState,
     messageSends: new GroupCommit(db, (tx, messages) => doSendMessages(app, tx, messages)),
+    presence: new PresenceStore(db, knex, logger),
     clock,
     logger,
     scrypt: options.scrypt ?? SCRYPT_PARAMS,
@@ -91,6 +93,8 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
 export async function startEvents(app: App): Promise<void> {
   app.events.restore(await loadSavedQueues(app.knex));
   app.events.start();
+  app.presence.start(app.config.presence_flush_interval_ms);
+  app.onClose.push(() => app.presence.stop());
   // Events of admin commands run while the server was down reach the restored queues.
   await drainOutbox(app.db);
   app.onClose.push(
@@ -105,10 +109,13 @@ export async function startEvents(app: App): Promise<void> {
   );
 }
 
-/** Saves live queues (so clients survive a restart) and closes the database. */
+/** Saves presence and live queues (so clients survive a restart) and closes the database. */
 export async function closeApp(app: App, options: { saveQueues?: boolean } = {}): Promise<void> {
   for (const stop of app.onClose.splice(0)) stop();
   app.events.stop();
+  await app.presence.flush();
+  if (app.presence.unflushed > 0)
+    app.logger.error(`${app.presence.unflushed} presence change(s) were not saved`);
   if (options.saveQueues) await saveQueues(app.db.knex, app.events.snapshot(), app.clock);
   await app.knex.destroy();
   await app.db.knex.destroy();

@@ -68,7 +68,8 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
         }),
       );
     }
-    const seeded = await seedMessages(app, realmId, users, options);
+    const seeded =
+      options.channels > 0 ? await seedMessages(app, realmId, users, options) : { channels: [], messages: 0 };
     return { dataDir: options.dataDir, users, ...seeded };
   } finally {
     await closeApp(app);

@@ -1,16 +1,19 @@
 // `npm run bench`: measures chatd against baselines taken in the same run, on the same
 // machine, and writes bench-results.json. Flags: --quick (short run), --large (1,000,000
-// messages), --driver sqlite3|better-sqlite3|both (default: sqlite3).
+// messages), --driver sqlite3|better-sqlite3|both (default: sqlite3), --only presence
+// (just the presence scenario).
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
+import { createInterface } from "node:readline";
 import { buildDataset, SEARCH_WORD, type BenchUser, type Dataset } from "./dataset.js";
 import {
   CHATD_BIN,
   CORES,
   LOAD_CORE,
+  cpuSeconds,
   ROOT,
   SERVER_CORE,
   runJson,
@@ -56,6 +59,10 @@ const ROUNDS = QUICK ? 2 : 3;
 const LOAD_SECONDS = QUICK ? 3 : 5;
 const CONNECTIONS = 10;
 const MESSAGES = LARGE ? 1_000_000 : 100_000;
+const ONLY_PRESENCE = argv.includes("--only") && argv[argv.indexOf("--only") + 1] === "presence";
+/** Users of the presence scenario, and how long its steady pinging is measured. */
+const PRESENCE_USERS = 1000;
+const PRESENCE_MEASURE_SEC = QUICK ? 30 : 60;
 
 const results: Scenario[] = [];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -423,6 +430,80 @@ async function benchDelivery(
   });
 }
 
+/**
+ * 1,000 distinct users whose clients ping POST /users/me/presence every 60 seconds (see
+ * presence-clients.ts), in real time: the share of one core the server process spends,
+ * from its CPU time (/proc) over the measured window. The baseline is the same server
+ * idle (its timers), measured just before.
+ */
+async function benchPresence(driver: Driver, work: string): Promise<void> {
+  log(
+    `\npresence: ${PRESENCE_USERS} users pinging every 60 s (${driver}; about ${60 + PRESENCE_MEASURE_SEC + 10} s)`,
+  );
+  const dataset = await buildDataset({
+    dataDir: join(work, `${driver}-presence`),
+    driver,
+    users: PRESENCE_USERS,
+    channels: 0,
+    messages: 0,
+  });
+  const chatd = await startChatd(dataset.dataDir, driver);
+  try {
+    const pid = chatd.child.pid!;
+    const share = async (from: { cpu: number; at: number }) =>
+      (100 * ((await cpuSeconds(pid)) - from.cpu)) / ((performance.now() - from.at) / 1000);
+    const sample = async () => ({ cpu: await cpuSeconds(pid), at: performance.now() });
+    const quiet = await sample();
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    const idlePct = await share(quiet);
+    const clients = await spawnNode(
+      [
+        join(BENCH_DIR, "presence-clients.js"),
+        inputFile({
+          base: chatd.url,
+          users: dataset.users.map(({ email, apiKey }) => ({ email, apiKey })),
+          measureSec: PRESENCE_MEASURE_SEC,
+        }),
+      ],
+      { core: LOAD_CORE },
+    );
+    let measured: { cpu: number; at: number } | null = null;
+    let result: { pings: number; failed: number; p50_ms: number; p99_ms: number; pct: number } | null = null;
+    for await (const line of createInterface({ input: clients.stdout! })) {
+      const message = JSON.parse(line) as {
+        event: string;
+        pings: number;
+        failed: number;
+        p50_ms: number;
+        p99_ms: number;
+      };
+      if (message.event === "measure") measured = await sample();
+      if (message.event === "done" && measured) result = { ...message, pct: await share(measured) };
+    }
+    if (!result) throw new Error("presence clients ended without a result");
+    if (result.failed > 0) throw new Error(`presence: ${result.failed} failed pings`);
+    record({
+      name: "presence_1k_clients_cpu_pct",
+      value: round(result.pct, 2),
+      unit: "% of a core",
+      baseline: round(idlePct, 2),
+      ratio: null,
+      driver,
+      target: "< 5",
+    });
+    record({
+      name: "presence_ping_p99_ms",
+      value: result.p99_ms,
+      unit: "ms",
+      baseline: null,
+      ratio: null,
+      driver,
+    });
+  } finally {
+    await stopProcess(chatd.child);
+  }
+}
+
 async function deleteQueues(
   url: string,
   queues: Array<{ auth: { email: string; apiKey: string }; queueId: string }>,
@@ -454,6 +535,65 @@ async function registerQueues(url: string, users: BenchUser[], n: number) {
   return queues;
 }
 
+/** Every scenario: the baselines, then each driver's data set and scenarios. */
+async function benchAll(koaUrl: string, work: string): Promise<void> {
+  // Baselines measured in this run.
+  log("\nbaselines");
+  const koaRps = await load(koaUrl);
+  record({
+    name: "koa_hello_rps",
+    value: round(koaRps.rps, 0),
+    unit: "req/s",
+    baseline: null,
+    ratio: null,
+  });
+  for (const driver of DRIVERS) {
+    const write = await runJson<{ msgs_per_sec: number }>(
+      "baselines/sqlite-write.js",
+      { driver, seconds: QUICK ? 3 : 6 },
+      SERVER_CORE,
+    );
+    record({
+      name: "sqlite_write_limit_msgs",
+      value: round(write.msgs_per_sec, 0),
+      unit: "msg/s",
+      baseline: null,
+      ratio: null,
+      driver,
+    });
+  }
+  const lpPort = await freePort();
+  const lpServer = await spawnNode([join(BENCH_DIR, "baselines", "longpoll-server.js"), String(lpPort)], {
+    core: SERVER_CORE,
+  });
+  await waitForHttp(`http://127.0.0.1:${lpPort}/`, lpServer);
+  const lp = await runJson<{ p50_ms: number; p99_ms: number; lost: number }>("longpoll-client.js", {
+    mode: "baseline",
+    base: `http://127.0.0.1:${lpPort}`,
+    n: 1000,
+    rounds: QUICK ? 3 : 5,
+  });
+  await stopProcess(lpServer);
+  record({ name: "longpoll_baseline_p99_ms", value: lp.p99_ms, unit: "ms", baseline: null, ratio: null });
+
+  for (const driver of DRIVERS) {
+    log(`\nbuilding data set (${driver})`);
+    const dataDir = join(work, driver);
+    const built = performance.now();
+    const dataset = await buildDataset({ dataDir, driver, users: 200, channels: 50, messages: MESSAGES });
+    record({
+      name: "dataset_build_s",
+      value: round((performance.now() - built) / 1000, 1),
+      unit: "s",
+      baseline: null,
+      ratio: null,
+      driver,
+    });
+    await benchDriver(driver, dataset, koaUrl, lp.p99_ms);
+    await benchPresence(driver, work);
+  }
+}
+
 async function main(): Promise<void> {
   const startedAt = Date.now();
   log(
@@ -462,60 +602,8 @@ async function main(): Promise<void> {
   const koa = await startKoa();
   const work = mkdtempSync(join(tmpdir(), "chatd-bench-"));
   try {
-    // Baselines measured in this run.
-    log("\nbaselines");
-    const koaRps = await load(koa.url);
-    record({
-      name: "koa_hello_rps",
-      value: round(koaRps.rps, 0),
-      unit: "req/s",
-      baseline: null,
-      ratio: null,
-    });
-    for (const driver of DRIVERS) {
-      const write = await runJson<{ msgs_per_sec: number }>(
-        "baselines/sqlite-write.js",
-        { driver, seconds: QUICK ? 3 : 6 },
-        SERVER_CORE,
-      );
-      record({
-        name: "sqlite_write_limit_msgs",
-        value: round(write.msgs_per_sec, 0),
-        unit: "msg/s",
-        baseline: null,
-        ratio: null,
-        driver,
-      });
-    }
-    const lpPort = await freePort();
-    const lpServer = await spawnNode([join(BENCH_DIR, "baselines", "longpoll-server.js"), String(lpPort)], {
-      core: SERVER_CORE,
-    });
-    await waitForHttp(`http://127.0.0.1:${lpPort}/`, lpServer);
-    const lp = await runJson<{ p50_ms: number; p99_ms: number; lost: number }>("longpoll-client.js", {
-      mode: "baseline",
-      base: `http://127.0.0.1:${lpPort}`,
-      n: 1000,
-      rounds: QUICK ? 3 : 5,
-    });
-    await stopProcess(lpServer);
-    record({ name: "longpoll_baseline_p99_ms", value: lp.p99_ms, unit: "ms", baseline: null, ratio: null });
-
-    for (const driver of DRIVERS) {
-      log(`\nbuilding data set (${driver})`);
-      const dataDir = join(work, driver);
-      const built = performance.now();
-      const dataset = await buildDataset({ dataDir, driver, users: 200, channels: 50, messages: MESSAGES });
-      record({
-        name: "dataset_build_s",
-        value: round((performance.now() - built) / 1000, 1),
-        unit: "s",
-        baseline: null,
-        ratio: null,
-        driver,
-      });
-      await benchDriver(driver, dataset, koa.url, lp.p99_ms);
-    }
+    if (ONLY_PRESENCE) for (const driver of DRIVERS) await benchPresence(driver, work);
+    else await benchAll(koa.url, work);
   } finally {
     await stopProcess(koa.child);
     rmSync(work, { recursive: true, force: true });

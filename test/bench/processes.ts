@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -97,4 +97,16 @@ export async function rssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
   return kb / 1024;
+}
+
+let clockTicks: number | null = null;
+
+/** CPU time (user + system) a process has used so far, in seconds, from /proc (Linux). */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const { readFile } = await import("node:fs/promises");
+  clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
 }

@@ -188,6 +188,27 @@ function applyUserStatus(state: State, event: Event): void {
   if (Object.keys(status).length === 0) delete statuses[key];
 }
 
+/**
+ * presence: a modern event (simplified_presence_events) carries the entries as register
+ * has them; a legacy one the "website" client, of which "aggregated" is a copy. A legacy
+ * event without `email` (slim_presence) cannot rebuild a modern entry exactly (Zulip's
+ * apply_event fetches it again), so such a client relies on its next presence poll.
+ */
+function applyPresence(state: State, event: Event): void {
+  const presences = state.presences as Record<string, Event> | undefined;
+  if (!presences) return;
+  if ("presences" in event) {
+    Object.assign(presences, event.presences);
+    return;
+  }
+  if (!("email" in event)) throw new Error("a slim_presence presence event cannot be applied exactly");
+  const website = event.presence.website as Event;
+  presences[event.email as string] = {
+    aggregated: { client: website.client, status: website.status, timestamp: website.timestamp },
+    website,
+  };
+}
+
 function applyUserSettings(state: State, event: Event): void {
   if (state.user_settings && event.op === "update") state.user_settings[event.property] = event.value;
 }
@@ -457,6 +478,7 @@ export const APPLIERS: Record<string, Applier> = {
   realm_user: applyRealmUser,
   custom_profile_fields: applyCustomProfileFields,
   user_status: applyUserStatus,
+  presence: applyPresence,
   user_settings: applyUserSettings,
   update_global_notifications: applyLegacyNotificationSetting,
   user_group: applyUserGroup,

@@ -15,7 +15,18 @@ export async function pendingEvents(client: Client, queueId: string, lastEventId
   return body.events as Event[];
 }
 
-const VOLATILE = ["queue_id", "last_event_id", "result", "msg"];
+/**
+ * Keys no event updates: queue identity, fetch times, and presence_last_update_id, which
+ * Zulip's apply_event also leaves as fetched (presence events carry no update ID).
+ */
+const VOLATILE = [
+  "queue_id",
+  "last_event_id",
+  "result",
+  "msg",
+  "server_timestamp",
+  "presence_last_update_id",
+];
 
 function stable(state: State): State {
   const copy: State = structuredClone(state);

@@ -45,4 +45,21 @@ describe("Db.publish: ephemeral events", function () {
     expect(sent).to.deep.equal([]);
     expect(after).to.deep.equal(before);
   });
+
+  it("Db.exclusive runs after a running transaction has published its events", async function () {
+    const { sent, db } = recordingDb(false);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const writing = db.transaction(async (tx) => {
+      tx.sendEventOnCommit(1, event("committed"), [1]);
+      await held;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    const presence = db.exclusive(() => db.publish(1, event("presence"), [1]));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).to.deep.equal([]);
+    release();
+    await Promise.all([writing, presence]);
+    expect(sent).to.deep.equal(["committed", "presence"]);
+  });
 });

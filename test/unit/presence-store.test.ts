@@ -1,0 +1,79 @@
+import { expect } from "chai";
+import { PresenceStore } from "../../src/cache/presence-store.js";
+import type { Db, Tx } from "../../src/db/tx.js";
+import { silentLogger } from "../../src/logger.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+
+describe("presence store: batched writes", function () {
+  let server: TestServer;
+  before(async function () {
+    server = await startTestServer();
+  });
+  after(async function () {
+    await server.close();
+  });
+
+  /** The server's Db, except that the next `failures` transactions fail. */
+  function flakyDb(failures: number): Db {
+    let left = failures;
+    return {
+      transaction: <T>(fn: (tx: Tx) => Promise<T>) => {
+        if (left-- > 0) return Promise.reject(Object.assign(new Error("busy"), { code: "SQLITE_BUSY" }));
+        return server.app.db.transaction(fn);
+      },
+    } as Db;
+  }
+
+  it("keeps a failed batch for the next flush, newer changes first", async function () {
+    const realm = await server.factory.realm({ hamlet: 400, othello: 400 });
+    const [hamlet, othello] = [realm.users.hamlet!.id, realm.users.othello!.id];
+    const store = new PresenceStore(flakyDb(1), server.app.knex, silentLogger);
+    await store.realm(realm.id);
+    store.set(realm.id, hamlet, { lastActiveTime: 100, lastConnectedTime: 100 });
+    store.set(realm.id, othello, { lastActiveTime: null, lastConnectedTime: 100 });
+    await store.flush();
+    expect(store.unflushed).to.equal(2);
+    // A change made after the failed attempt wins over the failed one.
+    store.set(realm.id, hamlet, { lastActiveTime: 200, lastConnectedTime: 200 });
+    await store.flush();
+    expect(store.unflushed).to.equal(0);
+    const rows = await server.app
+      .knex("user_presence")
+      .whereIn("user_id", [hamlet, othello])
+      .orderBy("user_id")
+      .select("user_id", "last_active_time", "last_connected_time", "last_update_id");
+    expect(
+      rows.map((r: Record<string, unknown>) => ({ ...r, last_update_id: Number(r.last_update_id) })),
+    ).to.deep.equal([
+      { user_id: hamlet, last_active_time: 200, last_connected_time: 200, last_update_id: 3 },
+      { user_id: othello, last_active_time: null, last_connected_time: 100, last_update_id: 2 },
+    ]);
+    // A fresh store reads them back, and the sequence goes on from the largest.
+    const reloaded = new PresenceStore(server.app.db, server.app.knex, silentLogger);
+    expect((await reloaded.realm(realm.id)).lastUpdateId).to.equal(3);
+    expect(
+      reloaded.set(realm.id, othello, { lastActiveTime: 300, lastConnectedTime: 300 }).lastUpdateId,
+    ).to.equal(4);
+  });
+
+  it("tells who changed since an update, as far back as its log reaches", async function () {
+    const realm = await server.factory.realm({ hamlet: 400, othello: 400 });
+    const [hamlet, othello] = [realm.users.hamlet!.id, realm.users.othello!.id];
+    const store = new PresenceStore(server.app.db, server.app.knex, silentLogger);
+    const start = (await store.realm(realm.id)).lastUpdateId;
+    expect(store.changedSince(realm.id, start)).to.deep.equal([]);
+    store.set(realm.id, hamlet, { lastActiveTime: 1, lastConnectedTime: 1 });
+    store.set(realm.id, othello, { lastActiveTime: 1, lastConnectedTime: 1 });
+    expect(store.changedSince(realm.id, start)).to.deep.equal([hamlet, othello]);
+    expect(store.changedSince(realm.id, start + 1)).to.deep.equal([othello]);
+    for (let i = 0; i < 10_000; i++) store.set(realm.id, hamlet, { lastActiveTime: i, lastConnectedTime: i });
+    expect(store.changedSince(realm.id, start)).to.equal(null);
+    expect(store.changedSince(realm.id, start + 10_001)).to.deep.equal([hamlet]);
+  });
+
+  it("refuses to read or change a realm it has not loaded", function () {
+    const store = new PresenceStore(server.app.db, server.app.knex, silentLogger);
+    expect(() => store.get(999_999, 1)).to.throw("not loaded");
+    expect(() => store.set(999_999, 1, { lastActiveTime: 1, lastConnectedTime: 1 })).to.throw("not loaded");
+  });
+});
