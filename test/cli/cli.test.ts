@@ -362,7 +362,11 @@ describe("the chatd CLI", function () {
       ).queue_id;
     const poll = async (auth: Record<string, string>, queueId: string) => {
       const query = new URLSearchParams({ queue_id: queueId, last_event_id: "-1", dont_block: "true" });
-      return (await (await fetch(`${url}/api/v1/events?${query.toString()}`, { headers: auth })).json()) as {
+      const target = `${url}/api/v1/events?${query.toString()}`;
+      // Under heavy load a pooled keep-alive socket can be reused just as the server's idle timeout
+      // closes it ("other side closed"); one retry on a fresh socket tells that apart from a dead server.
+      const response = await fetch(target, { headers: auth }).catch(() => fetch(target, { headers: auth }));
+      return (await response.json()) as {
         result: string;
         code?: string;
         events: Array<{ person: { is_active: boolean } }>;
