@@ -96,6 +96,7 @@ import {
   subscribe,
   unsubscribe,
   updateSubscriptionProperties,
+  updateSubscriptions,
 } from "./subscriptions.js";
 
 /** Every endpoint the server serves under /api/v1. */
@@ -165,6 +166,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   // channels
   subscribe,
   unsubscribe,
+  updateSubscriptions,
   getSubscriptions,
   updateSubscriptionProperties,
   getSubscriptionStatus,
