@@ -1,5 +1,6 @@
 import type { Endpoint } from "../http/endpoint.js";
 import { fetchApiKey, regenerateApiKey } from "./auth.js";
+import { addAlertWords, getAlertWords, removeAlertWords } from "./alert-words.js";
 import {
   createCustomProfileField,
   deleteCustomProfileField,
@@ -55,6 +56,8 @@ import {
 } from "./saved-snippets.js";
 import { getServerSettings } from "./server-settings.js";
 import { updateSettings } from "./settings.js";
+import { muteUser, unmuteUser } from "./muted-users.js";
+import { updateMutedTopic, updateUserTopic } from "./user-topics.js";
 import {
   createUserGroup,
   deactivateUserGroup,
@@ -153,6 +156,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
   registerPushDevice,
   sendTestNotification,
   sendE2eeTestNotification,
+  // muted users and alert words
+  muteUser,
+  unmuteUser,
+  getAlertWords,
+  addAlertWords,
+  removeAlertWords,
   // navigation views
   getNavigationViews,
   addNavigationView,
@@ -170,6 +179,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   getSubscriptions,
   updateSubscriptionProperties,
   getSubscriptionStatus,
+  updateUserTopic,
+  updateMutedTopic,
   getStreams,
   getStream,
   getStreamId,
