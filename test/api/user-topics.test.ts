@@ -468,6 +468,20 @@ describe("topics a user mutes, unmutes or follows", function () {
       expect(await policies(u.hamlet)).to.deep.equal([]);
     });
 
+    it("stay when the topic's messages are deleted, as in Zulip", async function () {
+      const { u, verona } = await fresh();
+      await sendToChannel(u.hamlet, "Verona", "castle", "one");
+      expectSuccess(await setTopic(u.othello, { stream_id: verona, topic: "castle", visibility_policy: 1 }));
+      const state = { fetch_event_types: ["user_topic", "muted_topics", "update_message_flags"] };
+      await verifyRegisterParity(u.othello.client, state, async () => {
+        const body = expectSuccess(
+          await u.iago.client.post(`/streams/${verona}/delete_topic`, { topic_name: "castle" }),
+        );
+        expect(body.complete).to.equal(true);
+      });
+      expect(await policies(u.othello)).to.deep.equal([[verona, "castle", 1]]);
+    });
+
     it("drop the policies of users who cannot read the channel the topic moves to", async function () {
       const { u, verona } = await fresh();
       const secret = await createChannel(u.hamlet, "Secret", [u.hamlet, u.cordelia], { invite_only: true });
