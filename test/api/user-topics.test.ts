@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { cast, createChannel } from "../helpers/channels.js";
+import { cast, createChannel, setRealmFields, subscribe, systemGroupId } from "../helpers/channels.js";
 import { expectError, expectSuccess, type Params } from "../helpers/client.js";
 import { pendingEvents, register, verifyRegisterParity } from "../helpers/events.js";
 import type { TestRealm, TestUser } from "../helpers/factories.js";
@@ -429,11 +429,82 @@ describe("topics a user mutes, unmutes or follows", function () {
       const first = await sendToChannel(u.hamlet, "Verona", "castle", "one");
       const second = await sendToChannel(u.hamlet, "Verona", "castle", "two");
       expectSuccess(await setTopic(u.othello, { stream_id: verona, topic: "castle", visibility_policy: 1 }));
-      await edit(u.hamlet, second, { topic: "split", propagate_mode: "change_later" });
+      const state = { fetch_event_types: ["user_topic", "muted_topics"] };
+      const partial = await verifyRegisterParity(u.othello.client, state, async () => {
+        await edit(u.hamlet, second, { topic: "split", propagate_mode: "change_later" });
+      });
+      expect(partial.map((e) => e.type as string)).to.deep.equal(["update_message"]);
       expect(await policies(u.othello)).to.deep.equal([[verona, "castle", 1]]);
       // Moving what is left moves the rest of the topic: its policies go along.
-      await edit(u.hamlet, first, { topic: "rest", propagate_mode: "change_one" });
+      await verifyRegisterParity(u.othello.client, state, async () => {
+        await edit(u.hamlet, first, { topic: "rest", propagate_mode: "change_one" });
+      });
       expect(await policies(u.othello)).to.deep.equal([[verona, "rest", 1]]);
+    });
+
+    it("follow the topic to another channel its users can read, renamed or not", async function () {
+      const { u, verona } = await fresh();
+      const rome = await createChannel(u.hamlet, "Rome", [u.hamlet, u.othello]);
+      const moved = await sendToChannel(u.hamlet, "Verona", "castle", "one");
+      expectSuccess(await setTopic(u.othello, { stream_id: verona, topic: "castle", visibility_policy: 1 }));
+      expectSuccess(await setTopic(u.hamlet, { stream_id: verona, topic: "castle", visibility_policy: 3 }));
+      const state = { fetch_event_types: ["user_topic", "muted_topics", "subscription"] };
+      const events = await verifyRegisterParity(u.othello.client, state, async () => {
+        await edit(u.hamlet, moved, { stream_id: rome, topic: "keep", propagate_mode: "change_all" });
+      });
+      expect(events.filter((e) => e.type === "user_topic")).to.have.lengthOf(2);
+      expect(await policies(u.othello)).to.deep.equal([[rome, "keep", 1]]);
+      expect(await policies(u.hamlet)).to.deep.equal([[rome, "keep", 3]]);
+      // Back again under the same name.
+      await verifyRegisterParity(u.hamlet.client, state, async () => {
+        await edit(u.hamlet, moved, { stream_id: verona, propagate_mode: "change_all" });
+      });
+      expect(await policies(u.othello)).to.deep.equal([[verona, "keep", 1]]);
+      expect(await policies(u.hamlet)).to.deep.equal([[verona, "keep", 3]]);
+    });
+
+    it("stay where they are when the move is refused", async function () {
+      const { realm, u, verona } = await fresh();
+      await createChannel(u.hamlet, "Rome", [u.hamlet, u.othello, u.polonius]);
+      await subscribe(u.hamlet, ["Verona"], [u.polonius]);
+      const moved = await sendToChannel(u.hamlet, "Verona", "castle", "one");
+      expectSuccess(await setTopic(u.othello, { stream_id: verona, topic: "castle", visibility_policy: 1 }));
+      const rome = (await register(u.othello.client, { fetch_event_types: ["subscription"] }))
+        .subscriptions as Array<{
+        stream_id: number;
+        name: string;
+      }>;
+      const romeId = rome.find((c) => c.name === "Rome")!.stream_id;
+      await setRealmFields(server, realm, {
+        can_move_messages_between_topics_group_id: await systemGroupId(server, realm, "role:administrators"),
+      });
+      const queue = await register(u.othello.client, { event_types: ["user_topic", "muted_topics"] });
+      // A member may no longer rename topics; a guest may not move messages between channels.
+      expectError(
+        await u.othello.client.patch(`/messages/${moved}`, { topic: "keep", propagate_mode: "change_all" }),
+        400,
+        "You don't have permission to edit this message",
+      );
+      expectError(
+        await u.polonius.client.patch(`/messages/${moved}`, {
+          stream_id: romeId,
+          propagate_mode: "change_all",
+        }),
+        400,
+        "You don't have permission to move this message",
+      );
+      // A member past the time limit for moving within the channel.
+      await setRealmFields(server, realm, {
+        can_move_messages_between_topics_group_id: await systemGroupId(server, realm, "role:everyone"),
+      });
+      server.clock.advance(8 * 24 * 3600 * 1000);
+      expectError(
+        await u.othello.client.patch(`/messages/${moved}`, { topic: "keep", propagate_mode: "change_all" }),
+        400,
+        "The time limit for editing this message's topic has passed.",
+      );
+      expect(await policies(u.othello)).to.deep.equal([[verona, "castle", 1]]);
+      expect(await pendingEvents(u.othello.client, queue.queue_id as string)).to.deep.equal([]);
     });
 
     it("merge into a topic that has messages, the more visible policy winning", async function () {
@@ -464,7 +535,9 @@ describe("topics a user mutes, unmutes or follows", function () {
       expectSuccess(await setTopic(u.othello, { stream_id: verona, topic: "from", visibility_policy: 1 }));
       expectSuccess(await setTopic(u.othello, { stream_id: verona, topic: "empty", visibility_policy: 3 }));
       expectSuccess(await setTopic(u.hamlet, { stream_id: verona, topic: "empty", visibility_policy: 1 }));
-      await edit(u.hamlet, moved, { topic: "empty", propagate_mode: "change_all" });
+      await verifyRegisterParity(u.othello.client, {}, async () => {
+        await edit(u.hamlet, moved, { topic: "empty", propagate_mode: "change_all" });
+      });
       expect(await policies(u.othello)).to.deep.equal([[verona, "empty", 1]]);
       expect(await policies(u.hamlet)).to.deep.equal([]);
     });
