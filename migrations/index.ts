@@ -7,6 +7,7 @@ import * as messageFetchIndexes from "./20261123010000_message_fetch_indexes.js"
 import * as clientDevices from "./20261124000000_client_devices.js";
 import * as submessages from "./20261124020000_submessages.js";
 import * as presenceUpdateId from "./20261124030000_presence_update_id.js";
+import * as userTopicIndex from "./20261124040000_user_topic_index.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -23,4 +24,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261124000000_client_devices", clientDevices],
   ["20261124020000_submessages", submessages],
   ["20261124030000_presence_update_id", presenceUpdateId],
+  ["20261124040000_user_topic_index", userTopicIndex],
 ];

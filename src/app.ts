@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import type { ChannelCache } from "./cache/channel-cache.js";
 import type { PresenceStore } from "./cache/presence-store.js";
 import type { RealmCache } from "./cache/realm-cache.js";
+import type { SendRulesCache } from "./cache/send-rules-cache.js";
 import type { UserStateCache } from "./cache/user-state-cache.js";
 import type { Clock } from "./clock.js";
 import type { Config } from "./config.js";
@@ -29,6 +30,8 @@ export interface App {
   readonly channels: ChannelCache;
   /** The caller's newest message ID and profile values (GET /users/me). */
   readonly userState: UserStateCache;
+  /** Alert words and muted users, per realm: what message sends check. */
+  readonly sendRules: SendRulesCache;
   /**
    * Writes of POST /messages (actions/message-send.ts): sends that arrive while one
    * commits share the next transaction. Returns each message's ID.

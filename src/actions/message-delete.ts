@@ -171,13 +171,9 @@ export async function deleteTopicRound(
       if (!canAccessChannelHistory(world, admin, channel))
         batch.join("user_messages as um", "um.message_id", "m.id").where("um.user_id", admin.id);
       const messages = await batch;
-      if (messages.length === 0) {
-        await tx
-          .knex("user_topics")
-          .where({ stream_id: channel.id, topic_key: topic.toLowerCase() })
-          .delete();
-        return true;
-      }
+      // Users' visibility policies for the topic stay, as in Zulip: they apply again if
+      // the topic gets new messages.
+      if (messages.length === 0) return true;
       await doDeleteMessages(app, tx, world, messages);
       deleted += messages.length;
       return false;

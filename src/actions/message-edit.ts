@@ -15,6 +15,7 @@ import { renderForSend } from "../lib/message-render.js";
 import { accessMessage } from "../lib/message-access.js";
 import { bulkInsert } from "../db/insert.js";
 import { refreshFirstMessageId } from "./message-delete.js";
+import { doCarryTopicVisibility, topicHasMessages } from "./user-topics.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { htmlToText } from "../lib/search.js";
 import { isModeratorOrAbove } from "../world/roles.js";
@@ -45,6 +46,8 @@ const MENTION_BITS =
   MESSAGE_FLAG_BITS.stream_wildcard_mentioned |
   MESSAGE_FLAG_BITS.topic_wildcard_mentioned |
   MESSAGE_FLAG_BITS.group_mentioned;
+/** What a content edit recomputes (Zulip's update_user_message_flags). */
+const RECOMPUTED_BITS = MENTION_BITS | MESSAGE_FLAG_BITS.has_alert_word;
 
 interface EditedRow {
   id: number;
@@ -148,9 +151,19 @@ export function checkEditMessage(
     }
     let topicChange: MessageEdit["topic"];
     if (topic !== undefined) {
+      const channel = world.channels.channel(message.stream_id!)!;
+      const targetHadMessages = await topicHasMessages(tx, channel.id, topic);
       const ids = await moveTopic(tx, message, topic, mode, history);
       for (const id of ids) edited.add(id);
       topicChange = { propagateMode: mode, orig: message.topic, renamed: topic };
+      await doCarryTopicVisibility(tx, world, user, {
+        source: channel,
+        sourceTopic: message.topic,
+        target: channel,
+        targetTopic: topic,
+        mode,
+        targetHadMessages,
+      });
     }
     const ids = [...edited].sort((a, b) => a - b);
     const holders = await tx
@@ -254,7 +267,8 @@ async function editContent(
       last_edit_time: history.timestamp,
       edit_history: prependHistory(message.edit_history, entry),
     });
-  // Mentions follow the new content: recompute each holder's mention bits.
+  // Mentions and alert words follow the new content: recompute each holder's bits.
+  const alerted = (await app.sendRules.alertWordMatcher(tx.knex, world.realm.id)).usersAlerted(content);
   const groupMembers = new Set<number>();
   for (const groupId of rendered.mentionedGroupIds)
     for (const id of world.realm.recursiveMembers(groupId)) groupMembers.add(id);
@@ -270,6 +284,7 @@ async function editContent(
     if (groupMembers.has(userId)) bits |= MESSAGE_FLAG_BITS.group_mentioned;
     if (rendered.mentionsChannelWildcard) bits |= MESSAGE_FLAG_BITS.stream_wildcard_mentioned;
     if (rendered.mentionsTopicWildcard) bits |= MESSAGE_FLAG_BITS.topic_wildcard_mentioned;
+    if (alerted.has(userId)) bits |= MESSAGE_FLAG_BITS.has_alert_word;
     byBits.set(bits, [...(byBits.get(bits) ?? []), userId]);
   }
   for (const [bits, userIds] of byBits) {
@@ -277,7 +292,7 @@ async function editContent(
       .knex("user_messages")
       .where("message_id", message.id)
       .whereIn("user_id", userIds)
-      .update({ flags: tx.knex.raw(`(flags & ${~MENTION_BITS & 0x7fffffff}) | ${bits}`) });
+      .update({ flags: tx.knex.raw(`(flags & ${~RECOMPUTED_BITS & 0x7fffffff}) | ${bits}`) });
   }
   await reindexMessages(tx.knex, [{ id: message.id, topic: message.topic, text: htmlToText(rendered.html) }]);
   return {
@@ -429,6 +444,7 @@ async function moveToChannel(
   };
   const losers = [...oldHolders].filter((id) => !canRead(id));
   const gainers = world.channels.activeSubscriberIds(realm, target.id).filter((id) => !oldHolders.has(id));
+  const targetHadMessages = await topicHasMessages(tx, target.id, topic);
 
   for (const row of rows) {
     const entry = {
@@ -467,6 +483,14 @@ async function moveToChannel(
   if (losers.length > 0) {
     tx.sendEventOnCommit(realm.id, deleteMessageEvent(ids, { id: source.id, topic: message.topic }), losers);
   }
+  await doCarryTopicVisibility(tx, world, user, {
+    source,
+    sourceTopic: message.topic,
+    target,
+    targetTopic: topic,
+    mode,
+    targetHadMessages,
+  });
   const perUser = new Map<number, Record<string, unknown>>();
   const flags = await tx
     .knex("user_messages")

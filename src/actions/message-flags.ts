@@ -153,11 +153,15 @@ async function sendFlagEvent(
 }
 
 /** Which unread messages a bulk "mark as read" covers. */
-export type ReadScope = { kind: "all" } | { kind: "channel"; channelId: number; topic?: string };
+export type ReadScope =
+  | { kind: "all" }
+  | { kind: "channel"; channelId: number; topic?: string }
+  | { kind: "sender"; senderId: number };
 
 /**
- * mark_all_as_read / mark_stream_as_read / mark_topic_as_read: one bulk update through
- * the unread partial index. Marking everything sends Zulip's `all: true` event.
+ * mark_all_as_read / mark_stream_as_read / mark_topic_as_read, and muting a user (their
+ * messages): one bulk update through the unread partial index. Marking everything sends
+ * Zulip's `all: true` event.
  */
 export async function doMarkAsRead(tx: Tx, user: UserRow, scope: ReadScope): Promise<number[]> {
   const unread = tx
@@ -167,6 +171,8 @@ export async function doMarkAsRead(tx: Tx, user: UserRow, scope: ReadScope): Pro
   if (scope.kind === "channel") {
     unread.join("messages as m", "m.id", "um.message_id").where("m.stream_id", scope.channelId);
     if (scope.topic !== undefined) unread.where("m.topic_key", scope.topic.toLowerCase());
+  } else if (scope.kind === "sender") {
+    unread.join("messages as m", "m.id", "um.message_id").where("m.sender_id", scope.senderId);
   }
   const ids = ((await unread.pluck("um.message_id")) as number[]).sort((a, b) => a - b);
   for (let i = 0; i < ids.length; i += 500) {

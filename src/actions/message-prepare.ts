@@ -78,6 +78,7 @@ export async function prepareMessageTo(
     },
     content,
   );
+  const rules = await sendRules(app, knex, realm.id, sender.id, content);
   const message = {
     realm,
     sender,
@@ -96,7 +97,7 @@ export async function prepareMessageTo(
       topicLinks: [],
       userFlags: recipientFlags(
         to.participants.filter((u) => bool(u.is_active)).map((u) => u.id),
-        { isPrivate: true, readBy: draft.readBy, mentions: mentionsOf(realm, rendered) },
+        { isPrivate: true, readBy: draft.readBy, mentions: mentionsOf(realm, rendered), ...rules },
       ),
     };
   }
@@ -136,6 +137,7 @@ export async function prepareMessageTo(
       isPrivate: false,
       readBy: draft.readBy,
       mentions: mentionsOf(realm, rendered, participants),
+      ...rules,
     }),
   };
 }
@@ -199,10 +201,34 @@ function mentionsOf(
   };
 }
 
-/** Each recipient's flag bits (Zulip's create_user_messages). */
+/** The per-user rules of a send: whose alert words it contains, who muted its sender. */
+interface SendRules {
+  alerted: ReadonlySet<number>;
+  mutedBy: ReadonlySet<number>;
+}
+
+/** Both come from the realm's cached alert words and mutes: no query per send. */
+async function sendRules(
+  app: App,
+  knex: Knex,
+  realmId: number,
+  senderId: number,
+  content: string,
+): Promise<SendRules> {
+  const matcher = await app.sendRules.alertWordMatcher(knex, realmId);
+  return {
+    alerted: matcher.usersAlerted(content),
+    mutedBy: await app.sendRules.mutersOf(knex, realmId, senderId),
+  };
+}
+
+/**
+ * Each recipient's flag bits (Zulip's create_user_messages): copies of those who muted
+ * the sender start read; alert words count for the sender too, as in Zulip.
+ */
 function recipientFlags(
   recipientIds: Iterable<number>,
-  options: { isPrivate: boolean; readBy: ReadonlySet<number>; mentions: Mentions },
+  options: { isPrivate: boolean; readBy: ReadonlySet<number>; mentions: Mentions } & SendRules,
 ): Map<number, number> {
   const { mentions } = options;
   let base = options.isPrivate ? FLAG.is_private : 0;
@@ -210,7 +236,8 @@ function recipientFlags(
   const flags = new Map<number, number>();
   for (const userId of recipientIds) {
     let bits = base;
-    if (options.readBy.has(userId)) bits |= FLAG.read;
+    if (options.readBy.has(userId) || options.mutedBy.has(userId)) bits |= FLAG.read;
+    if (options.alerted.has(userId)) bits |= FLAG.has_alert_word;
     if (mentions.userIds.has(userId)) bits |= FLAG.mentioned;
     if (mentions.groupMemberIds.has(userId)) bits |= FLAG.group_mentioned;
     if (mentions.topicWildcard && mentions.topicParticipantIds.has(userId))

@@ -1,5 +1,6 @@
 import type { Endpoint } from "../http/endpoint.js";
 import { fetchApiKey, regenerateApiKey } from "./auth.js";
+import { addAlertWords, getAlertWords, removeAlertWords } from "./alert-words.js";
 import {
   createCustomProfileField,
   deleteCustomProfileField,
@@ -55,6 +56,8 @@ import {
 } from "./saved-snippets.js";
 import { getServerSettings } from "./server-settings.js";
 import { updateSettings } from "./settings.js";
+import { muteUser, unmuteUser } from "./muted-users.js";
+import { updateMutedTopic, updateUserTopic } from "./user-topics.js";
 import {
   createUserGroup,
   deactivateUserGroup,
@@ -96,6 +99,7 @@ import {
   subscribe,
   unsubscribe,
   updateSubscriptionProperties,
+  updateSubscriptions,
 } from "./subscriptions.js";
 
 /** Every endpoint the server serves under /api/v1. */
@@ -152,6 +156,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
   registerPushDevice,
   sendTestNotification,
   sendE2eeTestNotification,
+  // muted users and alert words
+  muteUser,
+  unmuteUser,
+  getAlertWords,
+  addAlertWords,
+  removeAlertWords,
   // navigation views
   getNavigationViews,
   addNavigationView,
@@ -165,9 +175,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
   // channels
   subscribe,
   unsubscribe,
+  updateSubscriptions,
   getSubscriptions,
   updateSubscriptionProperties,
   getSubscriptionStatus,
+  updateUserTopic,
+  updateMutedTopic,
   getStreams,
   getStream,
   getStreamId,

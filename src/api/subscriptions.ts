@@ -2,6 +2,7 @@ import {
   checkSubscribe,
   checkUnsubscribe,
   checkUpdateSubscriptionProperties,
+  checkUpdateSubscriptions,
 } from "../actions/subscriptions.js";
 import { bool } from "../db/rows.js";
 import { badRequest } from "../errors.js";
@@ -54,6 +55,35 @@ export const unsubscribe = defineEndpoint({
   },
   async handler({ app, user, params }) {
     return checkUnsubscribe(app, user, params.subscriptions, params.principals);
+  },
+});
+
+/**
+ * Subscribe and unsubscribe at once. Zulip's view composes the two above, which read
+ * their other parameters from this same request: they are accepted here too.
+ */
+export const updateSubscriptions = defineEndpoint({
+  method: "PATCH",
+  path: "/users/me/subscriptions",
+  auth: "user",
+  params: {
+    add: p.listOf(subscriptionItem).default([]),
+    delete: p.listOf(check.str()).default([]),
+    principals: principalsParam(),
+    authorization_errors_fatal: p.bool().default(true),
+    ...creationParams(),
+  },
+  async handler({ app, user, params }) {
+    const result = await checkUpdateSubscriptions(app, user, {
+      subscriptions: params.add,
+      delete: params.delete,
+      principals: params.principals,
+      authorization_errors_fatal: params.authorization_errors_fatal,
+      announce: params.announce,
+      send_new_subscription_messages: params.send_new_subscription_messages,
+      creation: creationFrom(params),
+    });
+    return { ...result };
   },
 });
 

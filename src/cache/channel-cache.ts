@@ -49,6 +49,14 @@ export class ChannelCache {
     return loading;
   }
 
+  /**
+   * The realm's channels read now through `knex`, never cached: inside a transaction,
+   * what its own writes made of them.
+   */
+  fresh(knex: Knex, realmId: number): Promise<ChannelSnapshot> {
+    return loadChannelSnapshot(knex, realmId, this.clock.nowMs());
+  }
+
   invalidate(realmId: number): void {
     this.generations.set(realmId, (this.generations.get(realmId) ?? 0) + 1);
     this.entries.delete(realmId);

@@ -78,6 +78,10 @@ export class UserStateCache {
       case "saved_snippets":
       case "device":
       case "presence":
+      case "user_topic":
+      case "muted_topics":
+      case "muted_users":
+      case "alert_words":
         // Nothing cached here depends on these; a new event type must decide.
         break;
     }

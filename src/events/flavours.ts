@@ -3,6 +3,7 @@ import { streamEventFlavour, subscriptionEventFlavour } from "../presenters/even
 import { realmUserFlavour, userSettingsFlavour } from "../presenters/events/users.js";
 import { userGroupFlavour } from "../presenters/events/user-groups.js";
 import { presenceFlavour } from "../presenters/events/presence.js";
+import { mutedTopicsFlavour, userTopicFlavour } from "../presenters/events/user-topics.js";
 import type { ChatEvent, ChatEventType, Flavour, FlavourContext, WireEvent } from "./types.js";
 
 /**
@@ -36,6 +37,10 @@ export const FLAVOURS: FlavourTable = {
   saved_snippets: null,
   device: null,
   presence: presenceFlavour,
+  user_topic: userTopicFlavour,
+  muted_topics: mutedTopicsFlavour,
+  muted_users: null,
+  alert_words: null,
 };
 
 /** The event(s) one queue gets for `event`, or null for none. */

@@ -44,7 +44,11 @@ export type ChatEvent =
   | NavigationViewEvent
   | SavedSnippetsEvent
   | DeviceEvent
-  | PresenceEvent;
+  | PresenceEvent
+  | UserTopicEvent
+  | MutedTopicsEvent
+  | MutedUsersEvent
+  | AlertWordsEvent;
 
 export type ChatEventType = ChatEvent["type"];
 
@@ -294,6 +298,33 @@ export type PresenceEvent = {
   presence: { website: WireLegacyClientPresence };
   _modern: WireModernPresence;
 };
+
+/** 0 none (inherit), 1 muted, 2 unmuted, 3 followed. */
+export type VisibilityPolicy = 0 | 1 | 2 | 3;
+
+/**
+ * A user's visibility policy for a topic changed. `_empty_topic_name`, set when the topic
+ * is "", is what clients without the empty_topic_name capability see instead.
+ */
+export type UserTopicEvent = {
+  type: "user_topic";
+  stream_id: number;
+  topic_name: string;
+  last_updated: number;
+  visibility_policy: VisibilityPolicy;
+  _empty_topic_name?: string;
+};
+
+/** The legacy whole list of muted topics: [channel name, topic, timestamp]. */
+export type MutedTopicsEvent = {
+  type: "muted_topics";
+  muted_topics: Array<[string, string, number]>;
+  _empty_topic_name?: string;
+};
+
+export type MutedUsersEvent = { type: "muted_users"; muted_users: Array<{ id: number; timestamp: number }> };
+
+export type AlertWordsEvent = { type: "alert_words"; alert_words: string[] };
 
 /**
  * Who receives an event: user IDs, or per-user extra data merged into the event

@@ -81,3 +81,18 @@ export async function fetchUnreadState(ctx: StateContext): Promise<Record<string
   const world = await loadWorld(ctx.app, ctx.knex, ctx.realm);
   return { unread_msgs: await unreadMessages(ctx.knex, world, ctx.user.id) };
 }
+
+/** Zulip's limit on starred_messages. */
+export const MAX_STARRED_MESSAGES = 10_000;
+
+/** The `starred_messages` fetch type: the user's starred message IDs, oldest first. */
+export async function fetchStarredMessagesState(ctx: StateContext): Promise<Record<string, unknown>> {
+  const ids = await ctx
+    .knex("user_messages")
+    .where("user_id", ctx.user.id)
+    .whereRaw(`(flags & ${MESSAGE_FLAG_BITS.starred}) <> 0`)
+    .orderBy("message_id")
+    .limit(MAX_STARRED_MESSAGES)
+    .pluck<number[]>("message_id");
+  return { starred_messages: ids };
+}

@@ -1,10 +1,13 @@
 import { fetchDevicesState } from "./client-devices.js";
+import { fetchAlertWordsState } from "./alert-words.js";
 import { fetchCustomProfileFieldsState } from "./custom-profile-fields.js";
 import {
   fetchMessageState,
   fetchRecentPrivateConversationsState,
+  fetchStarredMessagesState,
   fetchUnreadState,
 } from "./message-state.js";
+import { fetchMutedTopicsState, fetchMutedUsersState, fetchUserTopicState } from "./mutes.js";
 import { fetchNavigationViewsState } from "./navigation-views.js";
 import { fetchPresenceState } from "./presence.js";
 import {
@@ -40,13 +43,19 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   recent_private_conversations: fetchRecentPrivateConversationsState,
   update_message_flags: fetchUnreadState,
   device: fetchDevicesState,
+  starred_messages: fetchStarredMessagesState,
+  user_topic: fetchUserTopicState,
+  muted_topics: fetchMutedTopicsState,
+  muted_users: fetchMutedUsersState,
+  alert_words: fetchAlertWordsState,
 };
 
 /** Builds the state for the requested types (all when null); unknown types are ignored. */
 export async function fetchInitialState(
-  ctx: StateContext,
+  context: Omit<StateContext, "fetchTypes">,
   types: readonly string[] | null,
 ): Promise<Record<string, unknown>> {
+  const ctx: StateContext = { ...context, fetchTypes: types };
   const wanted = types === null ? Object.keys(STATE_FETCHERS) : types;
   const state: Record<string, unknown> = {};
   for (const type of new Set(wanted)) {

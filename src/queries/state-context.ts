@@ -15,6 +15,8 @@ export interface StateContext {
   includeSubscribers: boolean | "partial";
   /** presence_history_limit_days: how far back `presences` reaches (default 14 days). */
   presenceHistoryLimitDays?: number;
+  /** The fetch types asked for by name (fetch_event_types, else event_types); null: all. */
+  fetchTypes: readonly string[] | null;
 }
 
 export type StateFetcher = (ctx: StateContext) => Promise<Record<string, unknown>>;

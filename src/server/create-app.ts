@@ -14,6 +14,7 @@ import { PresenceStore } from "../cache/presence-store.js";
 import { systemClock, type Clock } from "../clock.js";
 import { RealmCache } from "../cache/realm-cache.js";
 import { UserStateCache } from "../cache/user-state-cache.js";
+import { SendRulesCache } from "../cache/send-rules-cache.js";
 import { createLogger, type Logger } from "../logger.js";
 import { SCRYPT_PARAMS, type ScryptParams } from "../lib/passwords.js";
 import type { App } from "../app.js";
@@ -56,6 +57,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     logger,
   );
   const userState = new UserStateCache();
+  const sendRules = new SendRulesCache();
   const db = new Db(
     writer,
     {
@@ -64,6 +66,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
         const userIds: EventRecipients =
           recipients instanceof Map ? recipients : [...(recipients as Iterable<number>)];
         userState.observe(realmId, event, userIds);
+        sendRules.observe(realmId, event);
         events.send(realmId, event, userIds);
       },
     },
@@ -79,6 +82,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     realms: new RealmCache(),
     channels: new ChannelCache(clock),
     userState,
+    sendRules,
     messageSends: new GroupCommit(db, (tx, messages) => doSendMessages(app, tx, messages)),
     presence: new PresenceStore(db, knex, logger),
     clock,
@@ -102,6 +106,7 @@ export async function startEvents(app: App): Promise<void> {
       app.realms.invalidateAll();
       app.channels.invalidateAll();
       app.userState.clear();
+      app.sendRules.clear();
       drainOutbox(app.db).catch((err: unknown) =>
         app.logger.error(`publishing outbox events failed: ${String(err)}`),
       );

@@ -8,6 +8,7 @@ import {
   applyUnreadForMessage,
   applyUpdateMessage,
   applyUpdateMessageFlags,
+  recountUnread,
 } from "./apply-unread.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -243,6 +244,47 @@ function applySavedSnippets(state: State, event: Event): void {
   }
 }
 
+/**
+ * A user_topic event sets (or, with policy 0, drops) the policy of a topic, matched
+ * case-insensitively; an entry keeps its first spelling, as the server's row does.
+ */
+function applyUserTopic(state: State, event: Event): void {
+  const topics = state.user_topics as Event[] | undefined;
+  if (topics) {
+    const same = (t: Event) =>
+      t.stream_id === event.stream_id &&
+      String(t.topic_name).toLowerCase() === String(event.topic_name).toLowerCase();
+    const known = topics.find(same);
+    if (event.visibility_policy === 0) state.user_topics = topics.filter((t) => !same(t));
+    else if (known)
+      Object.assign(known, { visibility_policy: event.visibility_policy, last_updated: event.last_updated });
+    else
+      topics.push({
+        stream_id: event.stream_id,
+        topic_name: event.topic_name,
+        last_updated: event.last_updated,
+        visibility_policy: event.visibility_policy,
+      });
+  }
+  recountUnread(state);
+}
+
+/** Starring and unstarring; deleted messages are unstarred. */
+function applyStarred(state: State, event: Event): void {
+  const starred = state.starred_messages as number[] | undefined;
+  if (!starred) return;
+  if (event.type === "update_message_flags" && event.flag === "starred") {
+    const ids = new Set(event.messages as number[]);
+    state.starred_messages =
+      event.op === "add"
+        ? [...new Set([...starred, ...ids])].sort((a, b) => a - b)
+        : starred.filter((id) => !ids.has(id));
+  } else if (event.type === "delete_message") {
+    const ids = new Set((event.message_ids as number[] | undefined) ?? [event.message_id as number]);
+    state.starred_messages = starred.filter((id) => !ids.has(id));
+  }
+}
+
 // ---- channels ----
 
 const SUB_LISTS = ["subscriptions", "unsubscribed", "never_subscribed"] as const;
@@ -339,6 +381,7 @@ function applySubscription(state: State, event: Event, ctx: ApplyContext): void 
       for (const sub of (state.subscriptions as Event[] | undefined) ?? []) {
         if (sub.stream_id === event.stream_id) sub[event.property] = event.value;
       }
+      if (event.property === "is_muted") recountUnread(state);
       break;
     case "peer_add":
     case "peer_remove":
@@ -467,11 +510,17 @@ function applyDevice(state: State, event: Event): void {
 
 export const APPLIERS: Record<string, Applier> = {
   heartbeat: () => undefined,
-  update_message_flags: applyUpdateMessageFlags,
+  update_message_flags: (state, event, ctx) => {
+    applyUpdateMessageFlags(state, event, ctx);
+    applyStarred(state, event);
+  },
   // Reactions and submessages live on messages, which register does not carry.
   reaction: () => undefined,
   submessage: () => undefined,
-  delete_message: applyDeleteMessage,
+  delete_message: (state, event) => {
+    applyDeleteMessage(state, event);
+    applyStarred(state, event);
+  },
   typing: () => undefined,
   typing_edit_message: () => undefined,
   update_message: applyUpdateMessage,
@@ -484,6 +533,16 @@ export const APPLIERS: Record<string, Applier> = {
   user_group: applyUserGroup,
   navigation_view: applyNavigationView,
   saved_snippets: applySavedSnippets,
+  user_topic: applyUserTopic,
+  muted_topics: (state, event) => {
+    if ("muted_topics" in state) state.muted_topics = event.muted_topics;
+  },
+  muted_users: (state, event) => {
+    if ("muted_users" in state) state.muted_users = event.muted_users;
+  },
+  alert_words: (state, event) => {
+    if ("alert_words" in state) state.alert_words = event.alert_words;
+  },
   realm: applyRealm,
   subscription: applySubscription,
   stream: applyStream,

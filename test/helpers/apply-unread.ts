@@ -23,6 +23,12 @@ function isUnmuted(state: State, streamId: number, topic: string): boolean {
   return sub?.is_muted ? policy === 2 || policy === 3 : policy !== 1;
 }
 
+/** Muting changed (a channel or a topic): what counts as unread changes with it. */
+export function recountUnread(state: State): void {
+  const unread = state.unread_msgs as Unread | undefined;
+  if (unread) recount(state, unread);
+}
+
 function recount(state: State, unread: Unread): void {
   let count = 0;
   for (const s of unread.streams)

@@ -1,9 +1,16 @@
-import type { DeviceEvent, NavigationViewEvent, SavedSnippetsEvent } from "../../events/types.js";
+import type {
+  AlertWordsEvent,
+  DeviceEvent,
+  MutedUsersEvent,
+  NavigationViewEvent,
+  SavedSnippetsEvent,
+} from "../../events/types.js";
 import type { WireNavigationView, WireSavedSnippet } from "../../events/wire-types.js";
 
 /**
  * Events about a user's own data, sent to that user only: navigation views, saved
- * snippets, mobile devices.
+ * snippets, mobile devices, muted users and alert words (the last two always carry the
+ * whole list).
  */
 
 export const navigationViewEvents = {
@@ -38,3 +45,11 @@ export const deviceEvents = {
     return { type: "device", op: "remove", device_id: deviceId };
   },
 };
+
+export function mutedUsersEvent(mutedUsers: Array<{ id: number; timestamp: number }>): MutedUsersEvent {
+  return { type: "muted_users", muted_users: mutedUsers };
+}
+
+export function alertWordsEvent(words: string[]): AlertWordsEvent {
+  return { type: "alert_words", alert_words: words };
+}

@@ -1,0 +1,82 @@
+import type { Knex } from "knex";
+import type { ChatEvent } from "../events/types.js";
+import { AlertWordMatcher, loadRealmAlertWords } from "../lib/alert-words.js";
+import { loadRealmMutes } from "../lib/muted-users.js";
+
+type Muters = ReadonlyMap<number, ReadonlySet<number>>;
+
+const NOBODY: ReadonlySet<number> = new Set();
+
+/**
+ * What each send needs besides its recipients, per realm: the alert words (who a message
+ * alerts) and who muted whom (their copies start read). Loaded once, they follow the
+ * committed event stream (alert_words and muted_users events drop a realm's entry);
+ * writes by other processes clear everything through the data_version watcher.
+ */
+export class SendRulesCache {
+  private readonly alertWords = new Map<number, Promise<AlertWordMatcher>>();
+  private readonly mutes = new Map<number, Promise<Muters>>();
+  /** Bumped by every invalidation, so a load that raced one is not kept. */
+  private version = 0;
+
+  /** The realm's alert words, compiled. */
+  alertWordMatcher(knex: Knex, realmId: number): Promise<AlertWordMatcher> {
+    return this.get(
+      this.alertWords,
+      knex,
+      realmId,
+      async (k) => new AlertWordMatcher(await loadRealmAlertWords(k, realmId)),
+    );
+  }
+
+  /** The users who muted `userId`. */
+  async mutersOf(knex: Knex, realmId: number, userId: number): Promise<ReadonlySet<number>> {
+    const muters = await this.get(this.mutes, knex, realmId, (k) => loadRealmMutes(k, realmId));
+    return muters.get(userId) ?? NOBODY;
+  }
+
+  /** Called with every event as it is published, after its transaction committed. */
+  observe(realmId: number, event: ChatEvent): void {
+    if (event.type === "alert_words") this.drop(this.alertWords, realmId);
+    else if (event.type === "muted_users") this.drop(this.mutes, realmId);
+  }
+
+  clear(): void {
+    this.version++;
+    this.alertWords.clear();
+    this.mutes.clear();
+  }
+
+  private drop(entries: Map<number, unknown>, realmId: number): void {
+    this.version++;
+    entries.delete(realmId);
+  }
+
+  /**
+   * Inside a transaction a load may see that transaction's own writes: it is used but
+   * never kept (a kept entry is committed state, which writes made since would have
+   * invalidated).
+   */
+  private get<T>(
+    entries: Map<number, Promise<T>>,
+    knex: Knex,
+    realmId: number,
+    load: (knex: Knex) => Promise<T>,
+  ): Promise<T> {
+    const cached = entries.get(realmId);
+    if (cached) return cached;
+    if ((knex as Knex & { isTransaction?: boolean }).isTransaction) return load(knex);
+    const version = this.version;
+    const loading = load(knex);
+    entries.set(realmId, loading);
+    loading.then(
+      () => {
+        if (this.version !== version && entries.get(realmId) === loading) entries.delete(realmId);
+      },
+      () => {
+        if (entries.get(realmId) === loading) entries.delete(realmId);
+      },
+    );
+    return loading;
+  }
+}
