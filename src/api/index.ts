@@ -54,6 +54,7 @@ import {
   getSavedSnippets,
   updateSavedSnippet,
 } from "./saved-snippets.js";
+import { createDrafts, deleteDraft, editDraft, getDrafts } from "./drafts.js";
 import { getServerSettings } from "./server-settings.js";
 import { updateSettings } from "./settings.js";
 import { muteUser, unmuteUser } from "./muted-users.js";
@@ -172,6 +173,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
   createSavedSnippet,
   updateSavedSnippet,
   deleteSavedSnippet,
+  // drafts
+  getDrafts,
+  createDrafts,
+  editDraft,
+  deleteDraft,
   // channels
   subscribe,
   unsubscribe,

@@ -76,6 +76,7 @@ export class UserStateCache {
       case "user_status":
       case "navigation_view":
       case "saved_snippets":
+      case "drafts":
       case "device":
       case "presence":
       case "user_topic":

@@ -35,6 +35,7 @@ export const FLAVOURS: FlavourTable = {
   custom_profile_fields: null,
   navigation_view: null,
   saved_snippets: null,
+  drafts: null,
   device: null,
   presence: presenceFlavour,
   user_topic: userTopicFlavour,

@@ -2,6 +2,7 @@ import type {
   MessageEventHints,
   WireChannel,
   WireChannelFolder,
+  WireDraft,
   WireEmoji,
   WireLegacyClientPresence,
   WireMessage,
@@ -43,6 +44,7 @@ export type ChatEvent =
   | CustomProfileFieldsEvent
   | NavigationViewEvent
   | SavedSnippetsEvent
+  | DraftsEvent
   | DeviceEvent
   | PresenceEvent
   | UserTopicEvent
@@ -279,6 +281,11 @@ export type NavigationViewEvent =
 export type SavedSnippetsEvent =
   | { type: "saved_snippets"; op: "add" | "update"; saved_snippet: WireSavedSnippet }
   | { type: "saved_snippets"; op: "remove"; saved_snippet_id: number };
+
+export type DraftsEvent =
+  | { type: "drafts"; op: "add"; drafts: WireDraft[] }
+  | { type: "drafts"; op: "update"; draft: WireDraft }
+  | { type: "drafts"; op: "remove"; draft_id: number };
 
 /** A mobile device of the user registered or removed (no push fields: chatd has no push). */
 export type DeviceEvent = { type: "device"; op: "add" | "remove"; device_id: number };

@@ -117,3 +117,13 @@ export type WireLegacyClientPresence = {
   timestamp: number;
   pushable: false;
 };
+
+/** A draft (Zulip's Draft.to_dict); `timestamp` is the last edit, in whole seconds. */
+export type WireDraft = {
+  id: number;
+  type: "" | "stream" | "private";
+  to: number[];
+  topic: string;
+  content: string;
+  timestamp: number;
+};

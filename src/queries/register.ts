@@ -1,6 +1,7 @@
 import { fetchDevicesState } from "./client-devices.js";
 import { fetchAlertWordsState } from "./alert-words.js";
 import { fetchCustomProfileFieldsState } from "./custom-profile-fields.js";
+import { fetchDraftsState } from "./drafts.js";
 import {
   fetchMessageState,
   fetchRecentPrivateConversationsState,
@@ -35,6 +36,7 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   presence: fetchPresenceState,
   navigation_views: fetchNavigationViewsState,
   saved_snippets: fetchSavedSnippetsState,
+  drafts: fetchDraftsState,
   subscription: fetchSubscriptionState,
   stream: fetchStreamState,
   channel_folders: fetchChannelFolderState,

@@ -285,6 +285,25 @@ function applyStarred(state: State, event: Event): void {
   }
 }
 
+/**
+ * Zulip's apply_event for drafts, keeping register's order (most recently edited first;
+ * Zulip's own appends and leaves the order to its clients).
+ */
+function applyDrafts(state: State, event: Event): void {
+  let drafts = state.drafts as Event[] | undefined;
+  if (!drafts) return;
+  if (event.op === "add") drafts.push(...(event.drafts as Event[]));
+  else if (event.op === "update") {
+    const index = drafts.findIndex((d) => d.id === event.draft.id);
+    if (index < 0) throw new Error(`drafts update for unknown draft ${event.draft.id}`);
+    drafts[index] = event.draft;
+  } else if (event.op === "remove") {
+    if (!drafts.some((d) => d.id === event.draft_id)) throw new Error(`unknown draft ${event.draft_id}`);
+    drafts = state.drafts = drafts.filter((d) => d.id !== event.draft_id);
+  } else throw new Error(`unexpected drafts op ${event.op}`);
+  drafts.sort((a, b) => b.timestamp - a.timestamp || b.id - a.id);
+}
+
 // ---- channels ----
 
 const SUB_LISTS = ["subscriptions", "unsubscribed", "never_subscribed"] as const;
@@ -543,6 +562,7 @@ export const APPLIERS: Record<string, Applier> = {
   alert_words: (state, event) => {
     if ("alert_words" in state) state.alert_words = event.alert_words;
   },
+  drafts: applyDrafts,
   realm: applyRealm,
   subscription: applySubscription,
   stream: applyStream,

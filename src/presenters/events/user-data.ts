@@ -1,16 +1,17 @@
 import type {
   AlertWordsEvent,
   DeviceEvent,
+  DraftsEvent,
   MutedUsersEvent,
   NavigationViewEvent,
   SavedSnippetsEvent,
 } from "../../events/types.js";
-import type { WireNavigationView, WireSavedSnippet } from "../../events/wire-types.js";
+import type { WireDraft, WireNavigationView, WireSavedSnippet } from "../../events/wire-types.js";
 
 /**
  * Events about a user's own data, sent to that user only: navigation views, saved
- * snippets, mobile devices, muted users and alert words (the last two always carry the
- * whole list).
+ * snippets, drafts, mobile devices, muted users and alert words (the last two always
+ * carry the whole list).
  */
 
 export const navigationViewEvents = {
@@ -34,6 +35,18 @@ export const savedSnippetEvents = {
   },
   remove(snippetId: number): SavedSnippetsEvent {
     return { type: "saved_snippets", op: "remove", saved_snippet_id: snippetId };
+  },
+};
+
+export const draftEvents = {
+  add(drafts: WireDraft[]): DraftsEvent {
+    return { type: "drafts", op: "add", drafts };
+  },
+  update(draft: WireDraft): DraftsEvent {
+    return { type: "drafts", op: "update", draft };
+  },
+  remove(draftId: number): DraftsEvent {
+    return { type: "drafts", op: "remove", draft_id: draftId };
   },
 };
 
