@@ -77,6 +77,8 @@ export class UserStateCache {
       case "navigation_view":
       case "saved_snippets":
       case "drafts":
+      case "scheduled_messages":
+      case "reminders":
       case "device":
       case "presence":
       case "user_topic":

@@ -36,6 +36,8 @@ export const FLAVOURS: FlavourTable = {
   navigation_view: null,
   saved_snippets: null,
   drafts: null,
+  scheduled_messages: null,
+  reminders: null,
   device: null,
   presence: presenceFlavour,
   user_topic: userTopicFlavour,

@@ -127,3 +127,24 @@ export type WireDraft = {
   content: string;
   timestamp: number;
 };
+
+/** A scheduled message: `to` is a channel ID, with a topic, or direct message user IDs. */
+export type WireScheduledMessage = {
+  scheduled_message_id: number;
+  content: string;
+  rendered_content: string;
+  scheduled_delivery_timestamp: number;
+  failed: boolean;
+} & ({ type: "stream"; to: number; topic: string } | { type: "private"; to: number[] });
+
+/** A message reminder: a direct message to the user themself, from the Notification Bot. */
+export type WireReminder = {
+  reminder_id: number;
+  type: "private";
+  to: number[];
+  content: string;
+  rendered_content: string;
+  scheduled_delivery_timestamp: number;
+  failed: boolean;
+  reminder_target_message_id: number;
+};

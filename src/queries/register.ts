@@ -20,6 +20,7 @@ import {
 import { fetchRealmState, fetchRealmUserState } from "./realm-state.js";
 import { fetchRealmUserGroupsState } from "./realm-state.js";
 import { fetchSavedSnippetsState } from "./saved-snippets.js";
+import { fetchRemindersState, fetchScheduledMessagesState } from "./scheduled-messages.js";
 import { fetchUserStatusState } from "./user-status.js";
 import type { StateContext, StateFetcher } from "./state-context.js";
 
@@ -37,6 +38,8 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   navigation_views: fetchNavigationViewsState,
   saved_snippets: fetchSavedSnippetsState,
   drafts: fetchDraftsState,
+  scheduled_messages: fetchScheduledMessagesState,
+  reminders: fetchRemindersState,
   subscription: fetchSubscriptionState,
   stream: fetchStreamState,
   channel_folders: fetchChannelFolderState,

@@ -4,14 +4,22 @@ import type {
   DraftsEvent,
   MutedUsersEvent,
   NavigationViewEvent,
+  RemindersEvent,
   SavedSnippetsEvent,
+  ScheduledMessagesEvent,
 } from "../../events/types.js";
-import type { WireDraft, WireNavigationView, WireSavedSnippet } from "../../events/wire-types.js";
+import type {
+  WireDraft,
+  WireNavigationView,
+  WireReminder,
+  WireSavedSnippet,
+  WireScheduledMessage,
+} from "../../events/wire-types.js";
 
 /**
  * Events about a user's own data, sent to that user only: navigation views, saved
- * snippets, drafts, mobile devices, muted users and alert words (the last two always
- * carry the whole list).
+ * snippets, drafts, scheduled messages, reminders, mobile devices, muted users and alert
+ * words (the last two always carry the whole list).
  */
 
 export const navigationViewEvents = {
@@ -47,6 +55,27 @@ export const draftEvents = {
   },
   remove(draftId: number): DraftsEvent {
     return { type: "drafts", op: "remove", draft_id: draftId };
+  },
+};
+
+export const scheduledMessageEvents = {
+  add(scheduledMessage: WireScheduledMessage): ScheduledMessagesEvent {
+    return { type: "scheduled_messages", op: "add", scheduled_messages: [scheduledMessage] };
+  },
+  update(scheduledMessage: WireScheduledMessage): ScheduledMessagesEvent {
+    return { type: "scheduled_messages", op: "update", scheduled_message: scheduledMessage };
+  },
+  remove(scheduledMessageId: number): ScheduledMessagesEvent {
+    return { type: "scheduled_messages", op: "remove", scheduled_message_id: scheduledMessageId };
+  },
+};
+
+export const reminderEvents = {
+  add(reminder: WireReminder): RemindersEvent {
+    return { type: "reminders", op: "add", reminders: [reminder] };
+  },
+  remove(reminderId: number): RemindersEvent {
+    return { type: "reminders", op: "remove", reminder_id: reminderId };
   },
 };
 
