@@ -8,6 +8,8 @@ import * as clientDevices from "./20261124000000_client_devices.js";
 import * as submessages from "./20261124020000_submessages.js";
 import * as presenceUpdateId from "./20261124030000_presence_update_id.js";
 import * as userTopicIndex from "./20261124040000_user_topic_index.js";
+import * as drafts from "./20261125000000_drafts.js";
+import * as scheduledMessages from "./20261125000100_scheduled_messages.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -25,4 +27,6 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261124020000_submessages", submessages],
   ["20261124030000_presence_update_id", presenceUpdateId],
   ["20261124040000_user_topic_index", userTopicIndex],
+  ["20261125000000_drafts", drafts],
+  ["20261125000100_scheduled_messages", scheduledMessages],
 ];

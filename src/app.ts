@@ -9,6 +9,7 @@ import type { Config } from "./config.js";
 import type { GroupCommit } from "./db/group-commit.js";
 import type { Db } from "./db/tx.js";
 import type { EventHub } from "./events/hub.js";
+import type { DueTimer } from "./lib/due-timer.js";
 import type { PreparedMessage } from "./lib/prepared-message.js";
 import type { Logger } from "./logger.js";
 
@@ -39,6 +40,11 @@ export interface App {
   readonly messageSends: GroupCommit<PreparedMessage, number>;
   /** Users' presence: the source of truth, written to the database in batches. */
   readonly presence: PresenceStore;
+  /**
+   * Delivers scheduled messages and reminders when due (actions/scheduled-delivery.ts):
+   * one timer, told of new due times after commits, started with the event queues.
+   */
+  readonly scheduledDelivery: DueTimer;
   readonly clock: Clock;
   readonly logger: Logger;
   /** scrypt cost of new password hashes (lib/passwords.ts); cheaper only in tests. */

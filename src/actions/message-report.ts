@@ -1,15 +1,13 @@
 import type { App } from "../app.js";
 import { realmUrl } from "../config.js";
-import type { ChannelRow } from "../db/channel-rows.js";
 import { int, type UserRow } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { directConversation, type DirectConversation } from "../lib/direct-message-groups.js";
 import { MAX_MESSAGE_LENGTH, TRUNCATION_NOTICE, truncateContent } from "../lib/message-content.js";
 import { accessMessage } from "../lib/message-access.js";
 import { loadWorld } from "../cache/world.js";
-import { DEFAULT_EMPTY_TOPIC_DISPLAY_NAME } from "../lib/realm-limits.js";
+import { directMessageUrl, globalTime, messageLinkSyntax, unusedFence } from "../lib/message-links.js";
 import { isArchived } from "../permissions/channel-access.js";
-import { encodeChannel, hashUtilEncode } from "../render/urls.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { sendBotChannelMessage, silentMention } from "./channel-notices.js";
 
@@ -79,12 +77,12 @@ export async function checkReportMessage(
     let header: string;
     let original: string;
     if (channel) {
-      header = `${silentMention(reporter)} reported a message sent by ${silentMention(sender)} at ${globalTime(message)}.`;
-      original = `Original message at ${messageLink(channel, message)}`;
+      header = `${silentMention(reporter)} reported a message sent by ${silentMention(sender)} at ${sentAt(message)}.`;
+      original = `Original message at ${messageLinkSyntax(channel, message.topic, message.id)}`;
     } else {
       const conversation = await directConversation(tx.knex, message.recipient_id);
       header = directMessageHeader(realm, reporter, sender, message, conversation);
-      original = `[Original message](${directMessageUrl(realmUrl(app.config), message, conversation)})`;
+      original = `[Original message](${reportedDirectMessageUrl(realmUrl(app.config), message, conversation)})`;
     }
     const snippet = truncateContent(message.content, MAX_SNIPPET_LENGTH, TRUNCATION_NOTICE);
     const fence = unusedFence(snippet);
@@ -96,9 +94,7 @@ export async function checkReportMessage(
   });
 }
 
-/** Zulip's datetime_to_global_time: `<time:2024-08-06T17:00:00+00:00>`. */
-const globalTime = (message: ReportedMessage) =>
-  `<time:${new Date(int(message.date_sent) * 1000).toISOString().replace(/\.\d{3}Z$/, "+00:00")}>`;
+const sentAt = (message: ReportedMessage) => globalTime(int(message.date_sent));
 
 function directMessageHeader(
   realm: RealmSnapshot,
@@ -107,7 +103,7 @@ function directMessageHeader(
   message: ReportedMessage,
   conversation: DirectConversation | undefined,
 ): string {
-  const at = ` at ${globalTime(message)}.`;
+  const at = ` at ${sentAt(message)}.`;
   const lead = `${silentMention(reporter)} reported a direct message sent by ${silentMention(sender)}`;
   const mentionOf = (id: number) => {
     const user = realm.userOrSystemBot(id);
@@ -127,8 +123,8 @@ function directMessageHeader(
   return `${lead} to ${others.join(", ")}${others.length > 1 ? "," : ""} and ${last}${at}`;
 }
 
-/** Zulip's pm_message_url: the conversation's participants, `-group` for three or more. */
-function directMessageUrl(
+/** The message's link: the conversation's participants (the sender included). */
+function reportedDirectMessageUrl(
   url: string,
   message: ReportedMessage,
   conversation: DirectConversation | undefined,
@@ -136,40 +132,6 @@ function directMessageUrl(
   const ids =
     conversation?.type === "group"
       ? conversation.userIds
-      : [...new Set([message.sender_id, conversation?.userId ?? message.sender_id])];
-  const slug = [...ids].sort((a, b) => a - b).join(",") + (ids.length >= 3 ? "-group" : "");
-  return `${url}/#narrow/dm/${slug}/near/${message.id}`;
-}
-
-/** Names that would break `#**channel>topic@id**` (Zulip's will_produce_broken_stream_topic_link). */
-const BROKEN_LINK = /[`>*&[\]]|\$\$/;
-const LINK_ESCAPES: Record<string, string> = {
-  "`": "&#96;",
-  ">": "&gt;",
-  "*": "&#42;",
-  "&": "&amp;",
-  $$: "&#36;&#36;",
-  "[": "&#91;",
-  "]": "&#93;",
-};
-const escapeLinkText = (text: string) => text.replace(/[`>*&[\]]|\$\$/g, (c) => LINK_ESCAPES[c] ?? c);
-
-/** Zulip's get_message_link_syntax: `#**channel>topic@id**`, or a plain link where that would break. */
-function messageLink(channel: ChannelRow, message: ReportedMessage): string {
-  if (!BROKEN_LINK.test(channel.name) && !BROKEN_LINK.test(message.topic)) {
-    return `#**${channel.name}>${message.topic}@${message.id}**`;
-  }
-  const topicName = message.topic === "" ? DEFAULT_EMPTY_TOPIC_DISPLAY_NAME : message.topic;
-  const text = `#${escapeLinkText(channel.name)} > ${escapeLinkText(topicName)} @ 💬`;
-  const href =
-    `#narrow/channel/${encodeChannel(channel.id, channel.name)}` +
-    `/topic/${hashUtilEncode(message.topic)}/near/${message.id}`;
-  return `[${text}](${href})`;
-}
-
-/** Zulip's get_unused_fence: backticks, one more than the longest fence in the content. */
-function unusedFence(content: string): string {
-  let length = 3;
-  for (const match of content.matchAll(/^ {0,3}(`{3,})/gm)) length = Math.max(length, match[1]!.length + 1);
-  return "`".repeat(length);
+      : [message.sender_id, conversation?.userId ?? message.sender_id];
+  return directMessageUrl(url, ids, message.id);
 }

@@ -54,6 +54,14 @@ import {
   getSavedSnippets,
   updateSavedSnippet,
 } from "./saved-snippets.js";
+import { createDrafts, deleteDraft, editDraft, getDrafts } from "./drafts.js";
+import {
+  createScheduledMessage,
+  deleteScheduledMessage,
+  getScheduledMessages,
+  updateScheduledMessage,
+} from "./scheduled-messages.js";
+import { createReminder, deleteReminder, getReminders } from "./reminders.js";
 import { getServerSettings } from "./server-settings.js";
 import { updateSettings } from "./settings.js";
 import { muteUser, unmuteUser } from "./muted-users.js";
@@ -172,6 +180,19 @@ export const ENDPOINTS: readonly Endpoint[] = [
   createSavedSnippet,
   updateSavedSnippet,
   deleteSavedSnippet,
+  // drafts
+  getDrafts,
+  createDrafts,
+  editDraft,
+  deleteDraft,
+  // scheduled messages and reminders
+  getScheduledMessages,
+  createScheduledMessage,
+  updateScheduledMessage,
+  deleteScheduledMessage,
+  getReminders,
+  createReminder,
+  deleteReminder,
   // channels
   subscribe,
   unsubscribe,

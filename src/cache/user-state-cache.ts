@@ -76,6 +76,9 @@ export class UserStateCache {
       case "user_status":
       case "navigation_view":
       case "saved_snippets":
+      case "drafts":
+      case "scheduled_messages":
+      case "reminders":
       case "device":
       case "presence":
       case "user_topic":

@@ -2,6 +2,7 @@ import type {
   MessageEventHints,
   WireChannel,
   WireChannelFolder,
+  WireDraft,
   WireEmoji,
   WireLegacyClientPresence,
   WireMessage,
@@ -9,7 +10,9 @@ import type {
   WireNavigationView,
   WireProfileField,
   WireRecord,
+  WireReminder,
   WireSavedSnippet,
+  WireScheduledMessage,
   WireSubscription,
   WireUnreadDetails,
   WireUserGroup,
@@ -43,6 +46,9 @@ export type ChatEvent =
   | CustomProfileFieldsEvent
   | NavigationViewEvent
   | SavedSnippetsEvent
+  | DraftsEvent
+  | ScheduledMessagesEvent
+  | RemindersEvent
   | DeviceEvent
   | PresenceEvent
   | UserTopicEvent
@@ -279,6 +285,21 @@ export type NavigationViewEvent =
 export type SavedSnippetsEvent =
   | { type: "saved_snippets"; op: "add" | "update"; saved_snippet: WireSavedSnippet }
   | { type: "saved_snippets"; op: "remove"; saved_snippet_id: number };
+
+export type DraftsEvent =
+  | { type: "drafts"; op: "add"; drafts: WireDraft[] }
+  | { type: "drafts"; op: "update"; draft: WireDraft }
+  | { type: "drafts"; op: "remove"; draft_id: number };
+
+export type ScheduledMessagesEvent =
+  | { type: "scheduled_messages"; op: "add"; scheduled_messages: WireScheduledMessage[] }
+  | { type: "scheduled_messages"; op: "update"; scheduled_message: WireScheduledMessage }
+  | { type: "scheduled_messages"; op: "remove"; scheduled_message_id: number };
+
+/** Reminders are never edited: added, then removed when delivered or deleted. */
+export type RemindersEvent =
+  | { type: "reminders"; op: "add"; reminders: WireReminder[] }
+  | { type: "reminders"; op: "remove"; reminder_id: number };
 
 /** A mobile device of the user registered or removed (no push fields: chatd has no push). */
 export type DeviceEvent = { type: "device"; op: "add" | "remove"; device_id: number };

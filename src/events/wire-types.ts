@@ -117,3 +117,34 @@ export type WireLegacyClientPresence = {
   timestamp: number;
   pushable: false;
 };
+
+/** A draft (Zulip's Draft.to_dict); `timestamp` is the last edit, in whole seconds. */
+export type WireDraft = {
+  id: number;
+  type: "" | "stream" | "private";
+  to: number[];
+  topic: string;
+  content: string;
+  timestamp: number;
+};
+
+/** A scheduled message: `to` is a channel ID, with a topic, or direct message user IDs. */
+export type WireScheduledMessage = {
+  scheduled_message_id: number;
+  content: string;
+  rendered_content: string;
+  scheduled_delivery_timestamp: number;
+  failed: boolean;
+} & ({ type: "stream"; to: number; topic: string } | { type: "private"; to: number[] });
+
+/** A message reminder: a direct message to the user themself, from the Notification Bot. */
+export type WireReminder = {
+  reminder_id: number;
+  type: "private";
+  to: number[];
+  content: string;
+  rendered_content: string;
+  scheduled_delivery_timestamp: number;
+  failed: boolean;
+  reminder_target_message_id: number;
+};

@@ -19,6 +19,7 @@ const LEADING_SPACE = new RegExp(`^[${SPACE}]+`, "u");
 const TRAILING_SPACE = new RegExp(`[${SPACE}]+$`, "u");
 
 export const pythonStrip = (s: string) => s.replace(LEADING_SPACE, "").replace(TRAILING_SPACE, "");
+export const pythonRstrip = (s: string) => s.replace(TRAILING_SPACE, "");
 
 /** The first `n` code points of a string. */
 const codePoints = (s: string) => Array.from(s);

@@ -1,6 +1,7 @@
 import { fetchDevicesState } from "./client-devices.js";
 import { fetchAlertWordsState } from "./alert-words.js";
 import { fetchCustomProfileFieldsState } from "./custom-profile-fields.js";
+import { fetchDraftsState } from "./drafts.js";
 import {
   fetchMessageState,
   fetchRecentPrivateConversationsState,
@@ -19,6 +20,7 @@ import {
 import { fetchRealmState, fetchRealmUserState } from "./realm-state.js";
 import { fetchRealmUserGroupsState } from "./realm-state.js";
 import { fetchSavedSnippetsState } from "./saved-snippets.js";
+import { fetchRemindersState, fetchScheduledMessagesState } from "./scheduled-messages.js";
 import { fetchUserStatusState } from "./user-status.js";
 import type { StateContext, StateFetcher } from "./state-context.js";
 
@@ -35,6 +37,9 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   presence: fetchPresenceState,
   navigation_views: fetchNavigationViewsState,
   saved_snippets: fetchSavedSnippetsState,
+  drafts: fetchDraftsState,
+  scheduled_messages: fetchScheduledMessagesState,
+  reminders: fetchRemindersState,
   subscription: fetchSubscriptionState,
   stream: fetchStreamState,
   channel_folders: fetchChannelFolderState,

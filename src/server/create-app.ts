@@ -4,6 +4,7 @@ import { migrateLatest } from "../db/migrate.js";
 import { Db } from "../db/tx.js";
 import { GroupCommit } from "../db/group-commit.js";
 import { doSendMessages } from "../actions/message-write.js";
+import { deliverDueScheduledMessages } from "../actions/scheduled-delivery.js";
 import { EventHub } from "../events/hub.js";
 import type { EventRecipients } from "../events/types.js";
 import { drainOutbox } from "../events/outbox.js";
@@ -16,6 +17,7 @@ import { RealmCache } from "../cache/realm-cache.js";
 import { UserStateCache } from "../cache/user-state-cache.js";
 import { SendRulesCache } from "../cache/send-rules-cache.js";
 import { createLogger, type Logger } from "../logger.js";
+import { DueTimer } from "../lib/due-timer.js";
 import { SCRYPT_PARAMS, type ScryptParams } from "../lib/passwords.js";
 import type { App } from "../app.js";
 
@@ -85,6 +87,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     sendRules,
     messageSends: new GroupCommit(db, (tx, messages) => doSendMessages(app, tx, messages)),
     presence: new PresenceStore(db, knex, logger),
+    scheduledDelivery: new DueTimer(clock, logger, () => deliverDueScheduledMessages(app)),
     clock,
     logger,
     scrypt: options.scrypt ?? SCRYPT_PARAMS,
@@ -93,7 +96,10 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   return app;
 }
 
-/** Starts event-queue housekeeping and restores queues saved by the last shutdown. */
+/**
+ * Starts event-queue housekeeping and restores queues saved by the last shutdown; then
+ * the delivery of scheduled messages (what fell due while the server was down goes now).
+ */
 export async function startEvents(app: App): Promise<void> {
   app.events.restore(await loadSavedQueues(app.knex));
   app.events.start();
@@ -101,6 +107,7 @@ export async function startEvents(app: App): Promise<void> {
   app.onClose.push(() => app.presence.stop());
   // Events of admin commands run while the server was down reach the restored queues.
   await drainOutbox(app.db);
+  app.scheduledDelivery.start();
   app.onClose.push(
     watchExternalChanges(app.db.knex, app.config.external_change_poll_ms, () => {
       app.realms.invalidateAll();
@@ -117,6 +124,8 @@ export async function startEvents(app: App): Promise<void> {
 /** Saves presence and live queues (so clients survive a restart) and closes the database. */
 export async function closeApp(app: App, options: { saveQueues?: boolean } = {}): Promise<void> {
   for (const stop of app.onClose.splice(0)) stop();
+  // A delivery in progress finishes (its transaction commits or rolls back) first.
+  await app.scheduledDelivery.stop();
   app.events.stop();
   await app.presence.flush();
   if (app.presence.unflushed > 0)

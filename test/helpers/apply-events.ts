@@ -285,6 +285,45 @@ function applyStarred(state: State, event: Event): void {
   }
 }
 
+/**
+ * Zulip's apply_event for drafts, keeping register's order (most recently edited first;
+ * Zulip's own appends and leaves the order to its clients).
+ */
+function applyDrafts(state: State, event: Event): void {
+  let drafts = state.drafts as Event[] | undefined;
+  if (!drafts) return;
+  if (event.op === "add") drafts.push(...(event.drafts as Event[]));
+  else if (event.op === "update") {
+    const index = drafts.findIndex((d) => d.id === event.draft.id);
+    if (index < 0) throw new Error(`drafts update for unknown draft ${event.draft.id}`);
+    drafts[index] = event.draft;
+  } else if (event.op === "remove") {
+    if (!drafts.some((d) => d.id === event.draft_id)) throw new Error(`unknown draft ${event.draft_id}`);
+    drafts = state.drafts = drafts.filter((d) => d.id !== event.draft_id);
+  } else throw new Error(`unexpected drafts op ${event.op}`);
+  drafts.sort((a, b) => b.timestamp - a.timestamp || b.id - a.id);
+}
+
+/** Zulip's apply_event for scheduled messages and reminders: kept in delivery order. */
+function timedItemsApplier(key: "scheduled_messages" | "reminders", idKey: string): Applier {
+  const single = key === "scheduled_messages" ? "scheduled_message" : "reminder";
+  return (state, event) => {
+    let items = state[key] as Event[] | undefined;
+    if (!items) return;
+    if (event.op === "add") items.push(...(event[key] as Event[]));
+    else if (event.op === "update") {
+      const index = items.findIndex((item) => item[idKey] === event[single][idKey]);
+      if (index < 0) throw new Error(`${key} update for unknown item`);
+      items[index] = event[single];
+    } else if (event.op === "remove") {
+      items = state[key] = items.filter((item) => item[idKey] !== event[idKey]);
+    } else throw new Error(`unexpected ${key} op ${event.op}`);
+    items.sort(
+      (a, b) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp || a[idKey] - b[idKey],
+    );
+  };
+}
+
 // ---- channels ----
 
 const SUB_LISTS = ["subscriptions", "unsubscribed", "never_subscribed"] as const;
@@ -543,6 +582,9 @@ export const APPLIERS: Record<string, Applier> = {
   alert_words: (state, event) => {
     if ("alert_words" in state) state.alert_words = event.alert_words;
   },
+  drafts: applyDrafts,
+  scheduled_messages: timedItemsApplier("scheduled_messages", "scheduled_message_id"),
+  reminders: timedItemsApplier("reminders", "reminder_id"),
   realm: applyRealm,
   subscription: applySubscription,
   stream: applyStream,

@@ -42,7 +42,7 @@ export interface TestServer {
  */
 export async function startTestServer(
   overrides: Partial<Config> = {},
-  options: { dataDir?: string; keepDataDir?: boolean } = {},
+  options: { dataDir?: string; keepDataDir?: boolean; clock?: TestClock } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "chatd-test-"));
   const config = testConfig(dataDir, {
@@ -53,7 +53,8 @@ export async function startTestServer(
     ...overrides,
   });
   if (!options.dataDir) copyFileSync(templateDatabase(), databasePath(config));
-  const clock = new TestClock();
+  // A restart test may start the server later than the real time (work due meanwhile).
+  const clock = options.clock ?? new TestClock();
   const logger = process.env.CHATD_TEST_LOG ? createLogger("debug") : silentLogger;
   const app = await createApp(config, { clock, logger, scrypt: CHEAP_SCRYPT });
   await startEvents(app);

@@ -1,16 +1,25 @@
 import type {
   AlertWordsEvent,
   DeviceEvent,
+  DraftsEvent,
   MutedUsersEvent,
   NavigationViewEvent,
+  RemindersEvent,
   SavedSnippetsEvent,
+  ScheduledMessagesEvent,
 } from "../../events/types.js";
-import type { WireNavigationView, WireSavedSnippet } from "../../events/wire-types.js";
+import type {
+  WireDraft,
+  WireNavigationView,
+  WireReminder,
+  WireSavedSnippet,
+  WireScheduledMessage,
+} from "../../events/wire-types.js";
 
 /**
  * Events about a user's own data, sent to that user only: navigation views, saved
- * snippets, mobile devices, muted users and alert words (the last two always carry the
- * whole list).
+ * snippets, drafts, scheduled messages, reminders, mobile devices, muted users and alert
+ * words (the last two always carry the whole list).
  */
 
 export const navigationViewEvents = {
@@ -34,6 +43,39 @@ export const savedSnippetEvents = {
   },
   remove(snippetId: number): SavedSnippetsEvent {
     return { type: "saved_snippets", op: "remove", saved_snippet_id: snippetId };
+  },
+};
+
+export const draftEvents = {
+  add(drafts: WireDraft[]): DraftsEvent {
+    return { type: "drafts", op: "add", drafts };
+  },
+  update(draft: WireDraft): DraftsEvent {
+    return { type: "drafts", op: "update", draft };
+  },
+  remove(draftId: number): DraftsEvent {
+    return { type: "drafts", op: "remove", draft_id: draftId };
+  },
+};
+
+export const scheduledMessageEvents = {
+  add(scheduledMessage: WireScheduledMessage): ScheduledMessagesEvent {
+    return { type: "scheduled_messages", op: "add", scheduled_messages: [scheduledMessage] };
+  },
+  update(scheduledMessage: WireScheduledMessage): ScheduledMessagesEvent {
+    return { type: "scheduled_messages", op: "update", scheduled_message: scheduledMessage };
+  },
+  remove(scheduledMessageId: number): ScheduledMessagesEvent {
+    return { type: "scheduled_messages", op: "remove", scheduled_message_id: scheduledMessageId };
+  },
+};
+
+export const reminderEvents = {
+  add(reminder: WireReminder): RemindersEvent {
+    return { type: "reminders", op: "add", reminders: [reminder] };
+  },
+  remove(reminderId: number): RemindersEvent {
+    return { type: "reminders", op: "remove", reminder_id: reminderId };
   },
 };
 
