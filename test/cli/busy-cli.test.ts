@@ -27,13 +27,18 @@ async function storedSecrets(dataDir: string): Promise<string[]> {
   }
 }
 
-/** Steady load: `workers` loops each sending one message after another until stopped. */
-function sendLoad(server: ServerProcess, auth: Record<string, string>, workers: number) {
+/**
+ * Steady load: `workers` loops each sending up to `perWorker` messages a second (as
+ * fast as the server answers, if slower) until stopped. Capped, so that on a fast
+ * machine the load leaves the commands under test some CPU.
+ */
+function sendLoad(server: ServerProcess, auth: Record<string, string>, workers: number, perWorker = 25) {
   let running = true;
   let sent = 0;
   const failures: string[] = [];
   const loops = Array.from({ length: workers }, async (_, w) => {
     while (running) {
+      const started = Date.now();
       const res = await fetch(`${server.url}/api/v1/messages`, {
         method: "POST",
         headers: auth,
@@ -41,6 +46,8 @@ function sendLoad(server: ServerProcess, auth: Record<string, string>, workers: 
       });
       if (res.ok) sent++;
       else failures.push(`${res.status} ${await res.text()}`);
+      const pause = 1000 / perWorker - (Date.now() - started);
+      if (pause > 0) await new Promise((r) => setTimeout(r, pause));
     }
   });
   return {
