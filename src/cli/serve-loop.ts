@@ -1,6 +1,7 @@
 import type { App } from "../app.js";
 import type { Config } from "../config.js";
 import { lockDataDir } from "../db/server-lock.js";
+import { createLogger } from "../logger.js";
 import { closeApp, createApp, startEvents } from "../server/create-app.js";
 import { realmUrl } from "../config.js";
 import { listen, type RunningServer } from "../server/listen.js";
@@ -28,7 +29,17 @@ export async function runServer(config: Config, prepare: (app: App) => Promise<v
   try {
     let app: App;
     try {
-      app = await createApp(config);
+      const logger = createLogger(config.log_level);
+      app = await createApp(config, {
+        logger,
+        // Admin commands write beside the server: a request that cannot get the write lock
+        // within the busy timeout (an admin command holds it) waits again before failing.
+        busyRetry: {
+          retries: 2,
+          onRetry: (attempt) =>
+            logger.warn(`database busy (an admin command is writing); waiting again (${attempt}/2)`),
+        },
+      });
     } catch (err) {
       throw failureWhile(`opening the database in ${config.data_dir}`, err);
     }

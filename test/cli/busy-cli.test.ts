@@ -76,6 +76,8 @@ describe("admin commands beside a busy server", function () {
   const cli = (...args: string[]) => chatd(["--data-dir", dataDir, ...args]);
 
   it("every write command succeeds 20 times while the server handles a steady send load", async function () {
+    // About 300 command processes: minutes on a loaded two-core machine.
+    this.timeout(900_000);
     const owner = initDataDir(dataDir);
     const passwords = [OWNER.password];
     for (const name of ["hamlet", "iago", "horatio"]) {
@@ -200,6 +202,12 @@ describe("admin commands beside a busy server", function () {
           ]);
         }
       },
+      async () => {
+        for (const i of times) {
+          await run("channel create", ["channel", "create", "--no-input", "--name", `cli ${i}`]);
+          await run("channel archive", ["channel", "archive", "--no-input", "--name", `cli ${i}`]);
+        }
+      },
     ];
     await Promise.all(chains.map((chain) => chain()));
     const { sent, failures } = await load.stop();
@@ -209,7 +217,11 @@ describe("admin commands beside a busy server", function () {
     const counts: Record<string, number> = {};
     for (const [label] of results) counts[label] = (counts[label] ?? 0) + 1;
     expect(Object.values(counts)).to.deep.equal(Array(Object.keys(counts).length).fill(20));
-    expect(failures).to.deep.equal([]);
+    const serverErrors = server
+      .log()
+      .split("\n")
+      .filter((line) => / ERROR /.test(line));
+    expect(failures, serverErrors.join("\n")).to.deep.equal([]);
     expect(sent).to.be.above(100);
 
     // No secret reached any output or the server's log.
@@ -280,5 +292,49 @@ describe("admin commands beside a busy server", function () {
       await holder.destroy();
     }
     for (const secret of await storedSecrets(dataDir)) expect(outputs).not.to.contain(secret);
+  });
+
+  it("the server waits out an admin command that holds the write lock, then answers a clean 500 if it must", async function () {
+    const owner = initDataDir(dataDir);
+    server = await startServerProcess(dataDir, {
+      env: { CHATD_SQLITE_BUSY_TIMEOUT_MS: "1000", CHATD_LOG_LEVEL: "warn" },
+    });
+    const waitedOnce = /WARN database busy \(an admin command is writing\); waiting again \(1\/2\)/;
+    const send = (content: string) =>
+      fetch(`${server!.url}/api/v1/messages`, {
+        method: "POST",
+        headers: basicAuth(owner.email, owner.api_key),
+        body: new URLSearchParams({ type: "private", to: JSON.stringify([owner.email]), content }),
+      });
+    const holder = createKnex(testConfig(dataDir));
+    try {
+      // Held until the send's first attempt gave up (it says so), then released within the
+      // second: the send waits again and succeeds. Watching the log, not a clock, keeps
+      // this independent of how long the request takes to reach its transaction.
+      await holder.raw("BEGIN IMMEDIATE");
+      const waiting = send("waited");
+      for (let polls = 0; !waitedOnce.test(server.log()); polls++) {
+        if (polls > 1500) throw new Error(`the send never waited again; server log:\n${server.log()}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await holder.raw("ROLLBACK");
+      expect((await waiting).status).to.equal(200);
+      expect(server.log()).not.to.match(/waiting again \(2\/2\)/);
+
+      // Held through all three attempts: a generic 500, and the log names no SQL.
+      await holder.raw("BEGIN IMMEDIATE");
+      const refused = await send("refused");
+      await holder.raw("ROLLBACK");
+      expect(refused.status).to.equal(500);
+      expect(await refused.json()).to.deep.equal({
+        result: "error",
+        msg: "Internal server error",
+        code: "INTERNAL_SERVER_ERROR",
+      });
+      expect(server.log()).to.match(/ERROR POST \/api\/v1\/messages failed: database busy/);
+      for (const leak of ["BEGIN", "insert", "refused", "SQLITE_"]) expect(server.log()).not.to.contain(leak);
+    } finally {
+      await holder.destroy();
+    }
   });
 });
