@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -35,7 +35,8 @@ export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 export type SettingKey = Exclude<keyof Config, "data_dir">;
 
 interface SettingSpec {
-  kind: "string" | "int" | "enum" | "bool";
+  /** A url is an absolute http(s) URL, or empty where empty means a default. */
+  kind: "string" | "url" | "int" | "enum" | "bool";
   description: string;
   choices?: readonly string[];
   min?: number;
@@ -50,7 +51,7 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
   host: { kind: "string", description: "Interface the HTTP server listens on." },
   port: { kind: "int", min: 0, max: 65535, description: "TCP port of the HTTP server." },
   external_url: {
-    kind: "string",
+    kind: "url",
     description:
       "Public URL of the server (realm_url). Its host name is used in dummy emails user{id}@{host}. Empty: http://host:port.",
   },
@@ -162,8 +163,9 @@ export class ConfigError extends Error {
 
 export const envName = (key: string) => `CHATD_${key.toUpperCase()}`;
 
+/** --data-dir, else $CHATD_DATA_DIR (when set and not empty), else ./data in the current directory. */
 export function resolveDataDir(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(flag ?? env.CHATD_DATA_DIR ?? "data");
+  return resolve(flag ?? (env.CHATD_DATA_DIR || "data"));
 }
 
 function readJsonObject(path: string): Record<string, unknown> {
@@ -202,7 +204,21 @@ function coerce(key: SettingKey, value: unknown, source: string): string | numbe
   if (spec.choices && !spec.choices.includes(value)) {
     throw new ConfigError(`${key} (${source}) must be one of ${spec.choices.join(", ")}`);
   }
+  if (spec.kind === "url" && value !== "" && !isAbsoluteHttpUrl(value)) {
+    throw new ConfigError(
+      `${key} (${source}) must be an absolute http(s) URL, e.g. https://chat.example.com; got ${JSON.stringify(value)}`,
+    );
+  }
   return value;
+}
+
+function isAbsoluteHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
 }
 
 function applyLayer(target: Record<string, unknown>, layer: Record<string, unknown>, source: string): void {
@@ -242,7 +258,9 @@ export function saveSetting(dataDir: string, key: SettingKey, value: string | nu
   const file = join(dataDir, SETTINGS_FILE_NAME);
   const current = existsSync(file) ? readJsonObject(file) : {};
   coerce(key, value, file);
-  writeFileSync(file, `${JSON.stringify({ ...current, [key]: value }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ ...current, [key]: value }, null, 2)}\n`, { mode: 0o600 });
+  // The mode above applies only to a new file; the data directory's files are private.
+  chmodSync(file, 0o600);
 }
 
 /** Builds a config without touching the filesystem beyond defaults (tests). */

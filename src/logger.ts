@@ -27,8 +27,62 @@ export function createLogger(
     debug: (m) => emit("debug", m),
     info: (m) => emit("info", m),
     warn: (m) => emit("warn", m),
-    error: (m, err) => emit("error", err instanceof Error ? `${m}: ${err.stack ?? err.message}` : m),
+    error: (m, err) => {
+      if (err === undefined) return emit("error", m);
+      const frames = stackFrames(err);
+      emit("error", `${m}: ${safeErrorMessage(err)}${frames ? `\n${frames}` : ""}`);
+    },
   };
+}
+
+/** What SQLite's primary result codes mean, for messages that must not quote the failed SQL. */
+const SQLITE_MEANINGS: Record<string, string> = {
+  SQLITE_BUSY: "database busy",
+  SQLITE_LOCKED: "database busy",
+  SQLITE_READONLY: "database is read-only",
+  SQLITE_CANTOPEN: "cannot open the database file",
+  SQLITE_PERM: "permission denied on the database file",
+  SQLITE_FULL: "disk full",
+  SQLITE_IOERR: "disk I/O error",
+  SQLITE_CORRUPT: "database file is corrupt",
+  SQLITE_NOTADB: "not a database file",
+  SQLITE_CONSTRAINT: "a database constraint failed",
+};
+
+/** The SQLite result code of a database error, e.g. SQLITE_BUSY (both drivers set `code`). */
+export function sqliteCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_") ? code : undefined;
+}
+
+/** The meaning of a database error in words ("database busy"), or undefined for other errors. */
+export function databaseFailure(err: unknown): string | undefined {
+  const code = sqliteCode(err);
+  if (code === undefined) return undefined;
+  const primary = code.split("_").slice(0, 2).join("_");
+  return SQLITE_MEANINGS[primary] ?? `database error (${primary})`;
+}
+
+/**
+ * One line about an error that is safe to print or log. A database error's message
+ * quotes the failed statement (and could quote its values: password hashes, key
+ * hashes), so it is replaced by what the error code means.
+ */
+export function safeErrorMessage(err: unknown): string {
+  const failure = databaseFailure(err);
+  if (failure !== undefined) return failure;
+  if (err instanceof Error)
+    return `${err.name === "Error" ? "" : `${err.name}: `}${err.message.split("\n")[0]}`;
+  return String(err);
+}
+
+/** The "at ..." lines of an error's stack, without the message it starts with. */
+export function stackFrames(err: unknown): string {
+  if (!(err instanceof Error) || !err.stack) return "";
+  return err.stack
+    .split("\n")
+    .filter((line) => /^\s+at /.test(line))
+    .join("\n");
 }
 
 export const silentLogger: Logger = createLogger("silent");

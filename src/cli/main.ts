@@ -1,32 +1,5 @@
-import { Command } from "commander";
-import { apiKeyCommand } from "./commands/api-key.js";
-import { backupCommand } from "./commands/backup.js";
-import { channelCommand } from "./commands/channel.js";
-import { initCommand } from "./commands/init.js";
-import { messageCommand } from "./commands/message.js";
-import { migrateCommand } from "./commands/migrate.js";
-import { serveCommand } from "./commands/serve.js";
-import { startCommand } from "./commands/start.js";
-import { topicCommand } from "./commands/topic.js";
-import { userCommand } from "./commands/user.js";
+import { createProgram } from "./program.js";
 import { handleCliError } from "./output.js";
-
-export function createProgram(): Command {
-  return new Command("chatd")
-    .description("a self-hosted team chat server speaking the Zulip API")
-    .option("--data-dir <dir>", "data directory (default: $CHATD_DATA_DIR or ./data)")
-    .showHelpAfterError()
-    .addCommand(initCommand)
-    .addCommand(serveCommand)
-    .addCommand(startCommand)
-    .addCommand(migrateCommand)
-    .addCommand(userCommand)
-    .addCommand(channelCommand)
-    .addCommand(messageCommand)
-    .addCommand(topicCommand)
-    .addCommand(apiKeyCommand)
-    .addCommand(backupCommand);
-}
 
 export async function main(argv: string[]): Promise<void> {
   try {

@@ -1,6 +1,11 @@
 import chalk from "chalk";
 import { DEFAULT_CHANNEL, type InitResult } from "../actions/init.js";
+import { resolveDataDir, type Config } from "../config.js";
 import { printLine } from "./output.js";
+
+/** How to run chatd on this data directory: `npx chatd`, with --data-dir unless it is found by default. */
+export const chatdCommand = (config: Config) =>
+  config.data_dir === resolveDataDir() ? "npx chatd" : `npx chatd --data-dir ${config.data_dir}`;
 
 /** A zuliprc for the python bindings, zulip-send and bots. */
 export const zuliprc = (email: string, apiKey: string, site: string) =>
@@ -17,6 +22,8 @@ export interface FirstRunOptions {
   password?: string;
   /** The server is starting right after this (`chatd start`): no "start the server" step. */
   serving: boolean;
+  /** How the next steps run chatd (default `npx chatd`). */
+  command?: string;
 }
 
 /**
@@ -25,6 +32,7 @@ export interface FirstRunOptions {
  */
 export function printFirstRun(realmName: string, result: InitResult, options: FirstRunOptions): void {
   const url = result.realm_url;
+  const chatd = options.command ?? "npx chatd";
   const bold = chalk.bold;
   printLine(
     chalk.green.bold(`Created the organization ${realmName}, with the channel #${DEFAULT_CHANNEL.name}.`),
@@ -36,8 +44,8 @@ export function printFirstRun(realmName: string, result: InitResult, options: Fi
   printLine(chalk.dim("  Shown once: only a hash is stored."));
   printLine();
   printLine(bold("Next steps"));
-  if (!options.serving) printLine(`  Start the server:  npx chatd serve`);
-  printLine(`  Add a user:        npx chatd user create --email alice@example.com --full-name "Alice"`);
+  if (!options.serving) printLine(`  Start the server:  ${chatd} serve`);
+  printLine(`  Add a user:        ${chatd} user create --email alice@example.com --full-name "Alice"`);
   printLine(
     chalk.dim("                     (asks for a password; --role admin|moderator|guest for other roles)"),
   );
@@ -45,7 +53,7 @@ export function printFirstRun(realmName: string, result: InitResult, options: Fi
   printLine(
     `    curl -sS ${url}/api/v1/fetch_api_key --data-urlencode username=alice@example.com --data-urlencode password=...`,
   );
-  printLine("  or, on this machine: npx chatd api-key --email alice@example.com");
+  printLine(`  or, on this machine: ${chatd} api-key --email alice@example.com`);
   printLine("  Your zuliprc (save it as ~/.zuliprc for the python bindings, zulip-send and bots):");
   printLine(indent(zuliprc(result.email, result.api_key, url), "    "));
   printLine("  Clients that work with this server:");

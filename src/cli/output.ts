@@ -1,10 +1,26 @@
 import chalk from "chalk";
 import { ConfigError } from "../config.js";
 import { JsonableError } from "../errors.js";
+import { safeErrorMessage, stackFrames } from "../logger.js";
 
 /** A usage or validation problem: exit 1 with the message, no stack. */
 export class CliError extends Error {
   override name = "CliError";
+}
+
+/**
+ * A failure to do the work (the database stayed busy, the port is taken): exit 2 with
+ * one line that says what went wrong; the cause's stack only at log level debug.
+ */
+export class CliFailure extends Error {
+  override name = "CliFailure";
+}
+
+let showStacks = false;
+
+/** Set from the command's settings: `log_level` debug shows where a failure came from. */
+export function setShowStacks(show: boolean): void {
+  showStacks = show;
 }
 
 export const EXIT = { OK: 0, USAGE: 1, RUNTIME: 2 } as const;
@@ -35,9 +51,11 @@ export function handleCliError(err: unknown): number {
     process.stderr.write("cancelled\n");
     return EXIT.USAGE;
   }
-  process.stderr.write(
-    `${chalk.red("error:")} ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-  );
+  // Never an unexpected error's raw message: a database error's message quotes the failed SQL.
+  const message = err instanceof CliFailure ? err.message : safeErrorMessage(err);
+  process.stderr.write(`${chalk.red("error:")} ${message}\n`);
+  const frames = showStacks ? stackFrames(err instanceof CliFailure ? err.cause : err) : "";
+  if (frames) process.stderr.write(`${frames}\n`);
   return EXIT.RUNTIME;
 }
 

@@ -1,22 +1,73 @@
 import { join } from "node:path";
 import knexFactory, { type Knex } from "knex";
 import type { Config } from "../config.js";
+import { preparePrivateFile } from "./private-files.js";
 import { applySqlitePragmas } from "./sqlite-pragmas.js";
 
 export const DATABASE_FILE_NAME = "chatd.sqlite3";
 
 export const databasePath = (config: Config) => join(config.data_dir, DATABASE_FILE_NAME);
 
-/**
- * A Knex instance on the database. Writes use one connection (SQLite has one writer,
- * and one connection keeps transactions strictly serial); reads use a pool of their own,
- * so in WAL mode they run beside a write transaction instead of queueing behind it.
- */
-export function createKnex(config: Config, connections = 1): Knex {
+/** Knex's own warnings and pool errors: the errors reach the caller anyway, never print them twice. */
+const QUIET: Knex.Config["log"] = { warn() {}, error() {}, deprecate() {}, debug() {} };
+
+function openKnex(config: Config, connections: number): Knex {
+  const path = databasePath(config);
+  // SQLite creates the database (and its -wal and -shm files, which copy its mode) world-readable.
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) preparePrivateFile(file, file === path);
   return knexFactory({
     client: config.db_driver,
-    connection: { filename: databasePath(config) },
+    connection: { filename: path },
     useNullAsDefault: true,
+    // A failed statement's message then names its SQL with `?` placeholders, never the values.
+    compileSqlOnError: false,
+    log: QUIET,
     pool: { min: 1, max: connections, afterCreate: applySqlitePragmas(config) },
   });
+}
+
+/**
+ * The writer: one connection (SQLite has one writer, and one connection keeps
+ * transactions strictly serial) whose transactions begin IMMEDIATE.
+ */
+export function createKnex(config: Config): Knex {
+  return beginImmediate(openKnex(config, 1));
+}
+
+/** The read pool: in WAL mode its reads run beside a write transaction instead of queueing behind it. */
+export function createReadPool(config: Config): Knex {
+  return openKnex(config, config.db_read_connections);
+}
+
+interface KnexTransactionInternals {
+  begin(conn: unknown): Promise<unknown>;
+  query(conn: unknown, sql: string): Promise<unknown>;
+}
+interface KnexClientInternals {
+  transaction: (
+    this: KnexClientInternals,
+    container: unknown,
+    config: unknown,
+    outerTx: unknown,
+  ) => KnexTransactionInternals;
+}
+
+/**
+ * Knex begins SQLite transactions DEFERRED: the write lock is taken by the first write,
+ * and a transaction that read first then fails at once with SQLITE_BUSY when another
+ * process (the server, an admin command) committed meanwhile; waiting cannot help it.
+ * BEGIN IMMEDIATE takes the write lock up front and waits for it (busy_timeout), so
+ * every transaction either starts with the lock or fails before doing anything. Knex
+ * has no option for it: this replaces `begin` on each transaction this Knex opens
+ * (nested ones go through the transaction's own client, and are savepoints).
+ */
+function beginImmediate(knex: Knex): Knex {
+  const client = knex.client as unknown as KnexClientInternals;
+  const open = client.transaction;
+  client.transaction = function (this: KnexClientInternals, container, config, outerTx) {
+    const trx = open.call(this, container, config, outerTx);
+    trx.begin = (conn) => trx.query(conn, "BEGIN IMMEDIATE;");
+    return trx;
+  };
+  return knex;
 }

@@ -10,8 +10,13 @@ const source: Knex.MigrationSource<readonly [string, Migration]> = {
 
 const config: Knex.MigratorConfig = { migrationSource: source, tableName: "knex_migrations" };
 
-/** Applies pending migrations; returns the names applied. */
+/**
+ * Applies pending migrations; returns the names applied. Knex's migrator takes its lock
+ * (a write) even when nothing is pending: checking first keeps every admin command
+ * from writing, and so from waiting on a busy server, just to start.
+ */
 export async function migrateLatest(knex: Knex): Promise<string[]> {
+  if ((await migrationStatus(knex)).pending.length === 0) return [];
   const [, applied] = (await knex.migrate.latest(config)) as [number, string[]];
   return applied;
 }

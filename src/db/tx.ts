@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import type { Clock } from "../clock.js";
+import { sqliteCode } from "../logger.js";
 import { Mutex } from "./mutex.js";
 import type { ChatEvent, EventRecipients } from "../events/types.js";
 import { writeOutbox, type PendingEvent } from "./outbox.js";
@@ -20,6 +21,14 @@ export interface Tx {
   afterCommit(fn: () => void): void;
 }
 
+export interface BusyRetry {
+  retries: number;
+  /** Told before each retry (the first retry is attempt 1). */
+  onRetry?: (attempt: number) => void;
+}
+
+const isBusy = (err: unknown) => sqliteCode(err)?.startsWith("SQLITE_BUSY") === true;
+
 /**
  * The database handle. Write transactions run one at a time (SQLite has one writer),
  * and a transaction's events are published before the next one starts, so readers that
@@ -36,28 +45,47 @@ export class Db {
     private readonly reader: Knex = knex,
     /** Write events to the outbox instead of publishing them (admin commands). */
     private readonly outbox = false,
+    /** How often a transaction that could not get the write lock in time starts over. */
+    private readonly busyRetry: BusyRetry = { retries: 0 },
   ) {}
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.writeLock.run(async () => {
-      const events: PendingEvent[] = [];
-      const hooks: Array<() => void> = [];
-      const now = Math.floor(this.clock.nowMs() / 1000);
-      const result = await this.knex.transaction(async (trx) => {
-        const value = await fn({
-          knex: trx,
-          now,
-          sendEventOnCommit: (realmId, event, recipients) => void events.push([realmId, event, recipients]),
-          afterCommit: (hook) => void hooks.push(hook),
-        });
-        if (this.outbox && events.length > 0) await writeOutbox(trx, events, now);
-        return value;
-      });
-      for (const hook of hooks) hook();
-      if (this.outbox) return result;
-      for (const [realmId, event, recipients] of events) this.sink.send(realmId, event, recipients);
-      return result;
+      for (let attempt = 1; ; attempt++) {
+        let began = false;
+        try {
+          return await this.attempt(() => (began = true), fn);
+        } catch (err) {
+          // Only a transaction that never began (BEGIN IMMEDIATE timed out) is safe to repeat.
+          if (began || !isBusy(err) || attempt > this.busyRetry.retries) throw err;
+          this.busyRetry.onRetry?.(attempt);
+        }
+      }
     });
+  }
+
+  private async attempt<T>(began: () => void, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const events: PendingEvent[] = [];
+    const hooks: Array<() => void> = [];
+    const now = Math.floor(this.clock.nowMs() / 1000);
+    const result = await this.knex.transaction(async (trx) => {
+      // Knex calls this even when BEGIN failed (the transaction has already failed with
+      // BEGIN's error, which the caller gets): do nothing then.
+      if (trx.isCompleted()) throw new Error("the transaction did not begin");
+      began();
+      const value = await fn({
+        knex: trx,
+        now,
+        sendEventOnCommit: (realmId, event, recipients) => void events.push([realmId, event, recipients]),
+        afterCommit: (hook) => void hooks.push(hook),
+      });
+      if (this.outbox && events.length > 0) await writeOutbox(trx, events, now);
+      return value;
+    });
+    for (const hook of hooks) hook();
+    if (this.outbox) return result;
+    for (const [realmId, event, recipients] of events) this.sink.send(realmId, event, recipients);
+    return result;
   }
 
   /**

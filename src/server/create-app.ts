@@ -1,7 +1,7 @@
 import type { Config } from "../config.js";
-import { createKnex } from "../db/knex.js";
+import { createKnex, createReadPool } from "../db/knex.js";
 import { migrateLatest } from "../db/migrate.js";
-import { Db } from "../db/tx.js";
+import { Db, type BusyRetry } from "../db/tx.js";
 import { GroupCommit } from "../db/group-commit.js";
 import { doSendMessages } from "../actions/message-write.js";
 import { deliverDueScheduledMessages } from "../actions/scheduled-delivery.js";
@@ -36,6 +36,8 @@ export interface CreateAppOptions {
    * environment variable leads here, so a server always hashes with SCRYPT_PARAMS.
    */
   scrypt?: ScryptParams;
+  /** Start a transaction over when the write lock stayed busy (admin commands beside a server). */
+  busyRetry?: BusyRetry;
 }
 
 export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<App> {
@@ -48,7 +50,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     await writer.destroy();
     throw err;
   }
-  const knex = createKnex(config, config.db_read_connections);
+  const knex = createReadPool(config);
   const events = new EventHub(
     {
       heartbeatMs: config.heartbeat_interval_secs * 1000,
@@ -75,6 +77,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     clock,
     knex,
     options.outbox === true,
+    options.busyRetry,
   );
   const app: App = {
     config,
@@ -101,7 +104,8 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
  * the delivery of scheduled messages (what fell due while the server was down goes now).
  */
 export async function startEvents(app: App): Promise<void> {
-  app.events.restore(await loadSavedQueues(app.knex));
+  // Through the writer: restoring also deletes the saved queues.
+  app.events.restore(await loadSavedQueues(app.db.knex));
   app.events.start();
   app.presence.start(app.config.presence_flush_interval_ms);
   app.onClose.push(() => app.presence.stop());
@@ -114,9 +118,7 @@ export async function startEvents(app: App): Promise<void> {
       app.channels.invalidateAll();
       app.userState.clear();
       app.sendRules.clear();
-      drainOutbox(app.db).catch((err: unknown) =>
-        app.logger.error(`publishing outbox events failed: ${String(err)}`),
-      );
+      drainOutbox(app.db).catch((err: unknown) => app.logger.error("publishing outbox events failed", err));
     }),
   );
 }

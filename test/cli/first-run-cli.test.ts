@@ -63,11 +63,14 @@ const basicAuth = (email: string, key: string) => ({
   authorization: `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`,
 });
 
-/** The lines a new administrator needs, whether from `init` or the first `start`. */
-function expectNextSteps(out: string, email: string, apiKey: string, url: string) {
-  expect(out).to.contain("npx chatd user create --email");
+/**
+ * The lines a new administrator needs, whether from `init` or the first `start`. `chatd`:
+ * how they run chatd on that data directory (with --data-dir, as it is not ./data here).
+ */
+function expectNextSteps(out: string, chatd: string, email: string, apiKey: string, url: string) {
+  expect(out).to.contain(`${chatd} user create --email`);
   expect(out).to.contain(`${url}/api/v1/fetch_api_key`);
-  expect(out).to.contain("npx chatd api-key --email");
+  expect(out).to.contain(`${chatd} api-key --email`);
   expect(out).to.contain(`[api]\n    email=${email}\n    key=${apiKey}\n    site=${url}\n`);
   for (const client of ["Zulip mobile app", "zulip-terminal", "python bindings", "zulip_bots", "zulip-js"]) {
     expect(out).to.contain(client);
@@ -101,8 +104,9 @@ describe("the first run: a usable organization and the next steps", function () 
     ]);
     expect(init.code, init.stderr).to.equal(0);
     const apiKey = /API key:\s+(\S{32})/.exec(init.stdout)![1]!;
-    expectNextSteps(init.stdout, "desdemona@zulip.test", apiKey, "http://127.0.0.1:9991");
-    expect(init.stdout).to.contain("npx chatd serve");
+    const command = `npx chatd --data-dir ${dataDir}`;
+    expectNextSteps(init.stdout, command, "desdemona@zulip.test", apiKey, "http://127.0.0.1:9991");
+    expect(init.stdout).to.contain(`${command} serve`);
     expect(init.stdout).to.contain("#general");
 
     const created = chatd(dataDir, [
@@ -162,8 +166,10 @@ describe("the first run: a usable organization and the next steps", function () 
     try {
       await waitForServer(url, child);
       const apiKey = /API key:\s+(\S{32})/.exec(out)![1]!;
-      expectNextSteps(out, "owner@chatd.local", apiKey, url);
+      const command = `npx chatd --data-dir ${dataDir}`;
+      expectNextSteps(out, command, "owner@chatd.local", apiKey, url);
       expect(out).not.to.contain("npx chatd serve");
+      expect(out).not.to.contain(`${command} serve`);
       const auth = basicAuth("owner@chatd.local", apiKey);
       const streams = (await (
         await fetch(`${url}/api/v1/streams?include_default=true`, { headers: auth })

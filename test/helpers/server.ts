@@ -7,7 +7,7 @@ import { testConfig, type Config } from "../../src/config.js";
 import type { ScryptParams } from "../../src/lib/passwords.js";
 import { databasePath } from "../../src/db/knex.js";
 import { listen, type RunningServer } from "../../src/server/listen.js";
-import { silentLogger, createLogger } from "../../src/logger.js";
+import { silentLogger, createLogger, type Logger } from "../../src/logger.js";
 import { TestClock } from "./clock.js";
 import { type Client, anonymousClient } from "./client.js";
 import { Factory } from "./factories.js";
@@ -42,7 +42,7 @@ export interface TestServer {
  */
 export async function startTestServer(
   overrides: Partial<Config> = {},
-  options: { dataDir?: string; keepDataDir?: boolean; clock?: TestClock } = {},
+  options: { dataDir?: string; keepDataDir?: boolean; clock?: TestClock; logger?: Logger } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "chatd-test-"));
   const config = testConfig(dataDir, {
@@ -55,7 +55,7 @@ export async function startTestServer(
   if (!options.dataDir) copyFileSync(templateDatabase(), databasePath(config));
   // A restart test may start the server later than the real time (work due meanwhile).
   const clock = options.clock ?? new TestClock();
-  const logger = process.env.CHATD_TEST_LOG ? createLogger("debug") : silentLogger;
+  const logger = options.logger ?? (process.env.CHATD_TEST_LOG ? createLogger("debug") : silentLogger);
   const app = await createApp(config, { clock, logger, scrypt: CHEAP_SCRYPT });
   await startEvents(app);
   let running: RunningServer | null = await listen(app, "127.0.0.1", 0);

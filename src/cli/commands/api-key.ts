@@ -2,8 +2,7 @@ import { Command } from "commander";
 import { checkIssueApiKey } from "../../actions/api-keys.js";
 import { configFor, withApp } from "../context.js";
 import { printJson, printLine } from "../output.js";
-import { valueOrAsk } from "../prompts.js";
-import { requireRealm, requireUserByEmail } from "../realm.js";
+import { requireRealm, userFromFlagOrAsk } from "../realm.js";
 
 interface ApiKeyOptions {
   email?: string;
@@ -14,19 +13,23 @@ interface ApiKeyOptions {
 
 export const apiKeyCommand = new Command("api-key")
   .description("issue a new API key for a user and print it (shown once)")
-  .option("--email <email>", "the user's email")
+  .option("--email <email>", "the user's real or API email")
   .option("--revoke-all", "first revoke every existing key of the user")
   .option("--no-input", "never prompt; fail if a value is missing")
   .option("--json", "print {email, user_id, api_key, revoked} as JSON")
   .action(async (opts: ApiKeyOptions, cmd: Command) => {
-    await withApp(configFor(cmd), async (app) => {
-      const realm = await requireRealm(app);
-      const user = requireUserByEmail(realm, await valueOrAsk(opts, opts.email, "--email", "User's email"));
-      const { key, revoked } = await checkIssueApiKey(app, realm.id, user.id, {
-        revokeAll: opts.revokeAll === true,
-        label: "chatd api-key",
-      });
-      if (opts.json) printJson({ email: user.email, user_id: user.id, api_key: key, revoked });
-      else printLine(key);
-    });
+    await withApp(
+      configFor(cmd),
+      async (app) => {
+        const realm = await requireRealm(app);
+        const user = await userFromFlagOrAsk(opts, app.config, realm, opts.email);
+        const { key, revoked } = await checkIssueApiKey(app, realm.id, user.id, {
+          revokeAll: opts.revokeAll === true,
+          label: "chatd api-key",
+        });
+        if (opts.json) printJson({ email: user.email, user_id: user.id, api_key: key, revoked });
+        else printLine(key);
+      },
+      { doing: "issuing an API key" },
+    );
   });

@@ -2,12 +2,14 @@ import { Command } from "commander";
 import type { App } from "../../app.js";
 import { checkCreateChannel } from "../../actions/channel-create.js";
 import { checkArchiveChannel } from "../../actions/channel-update.js";
+import type { Config } from "../../config.js";
 import type { ChannelRow } from "../../db/channel-rows.js";
 import { bool, type UserRow } from "../../db/rows.js";
 import { presentChannel } from "../../presenters/channels.js";
 import { permissionPolicy } from "../../actions/channel-notices.js";
 import type { ChannelSnapshot } from "../../world/channels.js";
 import type { RealmSnapshot } from "../../world/realm.js";
+import { checkNotEmpty } from "../checks.js";
 import { configFor, withApp } from "../context.js";
 import { CliError, formatTable, printJson, printLine } from "../output.js";
 import { canPrompt, valueOrAsk, type PromptOptions } from "../prompts.js";
@@ -37,7 +39,7 @@ async function channelsOf(app: App, realm: RealmSnapshot): Promise<ChannelSnapsh
 }
 
 /** `everyone` (every active person, no bots) or comma-separated real or API emails. */
-function subscribersFrom(realm: RealmSnapshot, value: string | undefined): UserRow[] {
+function subscribersFrom(config: Config, realm: RealmSnapshot, value: string | undefined): UserRow[] {
   if (value === undefined) return [];
   if (value.trim().toLowerCase() === "everyone") {
     return [...realm.users].filter((u) => bool(u.is_active) && !bool(u.is_bot));
@@ -46,7 +48,7 @@ function subscribersFrom(realm: RealmSnapshot, value: string | undefined): UserR
     .split(",")
     .map((email) => email.trim())
     .filter((email) => email !== "")
-    .map((email) => requireUserByEmail(realm, email));
+    .map((email) => requireUserByEmail(config, realm, email));
 }
 
 interface CreateOptions extends ChannelOptions {
@@ -68,30 +70,43 @@ const createCommand = new Command("create")
   .option("--no-input", "never prompt; fail if a value is missing")
   .option("--json", "print the channel's API record as JSON")
   .action(async (opts: CreateOptions, cmd: Command) => {
-    await withApp(configFor(cmd), async (app) => {
-      const realm = await requireRealm(app);
-      const owner = requireOperatorOwner(realm);
-      const name = await valueOrAsk(opts, opts.name, "--name", "Channel name");
-      const description =
-        opts.description ??
-        (canPrompt(opts) ? await valueOrAsk(opts, undefined, "--description", "Description (optional)") : "");
-      const id = await checkCreateChannel(app, owner, {
-        name,
-        description,
-        subscribers: subscribersFrom(realm, opts.subscribers).map((u) => u.id),
-        announce: opts.announce === true,
-        creation: {
-          invite_only: opts.private === true,
-          is_web_public: false,
-          is_default_stream: opts.default === true,
-          groups: {},
-        },
-      });
-      const channels = await channelsOf(app, realm);
-      const channel = channels.channel(id)!;
-      if (opts.json) printJson(channelRecord(await app.realms.get(app.knex, realm.id), channels, channel));
-      else printLine(`created channel #${channel.name} (ID ${id})`);
-    });
+    await withApp(
+      configFor(cmd),
+      async (app) => {
+        const realm = await requireRealm(app);
+        const owner = requireOperatorOwner(realm);
+        const name = await valueOrAsk(
+          opts,
+          opts.name,
+          "--name",
+          "Channel name",
+          "input",
+          checkNotEmpty("Channel name"),
+        );
+        const description =
+          opts.description ??
+          (canPrompt(opts)
+            ? await valueOrAsk(opts, undefined, "--description", "Description (optional)")
+            : "");
+        const id = await checkCreateChannel(app, owner, {
+          name,
+          description,
+          subscribers: subscribersFrom(app.config, realm, opts.subscribers).map((u) => u.id),
+          announce: opts.announce === true,
+          creation: {
+            invite_only: opts.private === true,
+            is_web_public: false,
+            is_default_stream: opts.default === true,
+            groups: {},
+          },
+        });
+        const channels = await channelsOf(app, realm);
+        const channel = channels.channel(id)!;
+        if (opts.json) printJson(channelRecord(await app.realms.get(app.knex, realm.id), channels, channel));
+        else printLine(`created channel #${channel.name} (ID ${id})`);
+      },
+      { doing: "creating a channel" },
+    );
   });
 
 interface ListOptions {
@@ -102,29 +117,34 @@ interface ListOptions {
 const listCommand = new Command("list")
   .description("list every channel, private ones included")
   .option("--include-archived", "include archived channels")
+  .option("--no-input", "never prompt (this command asks nothing)")
   .option("--json", "print the channels' API records as JSON")
   .action(async (opts: ListOptions, cmd: Command) => {
-    await withApp(configFor(cmd), async (app) => {
-      const realm = await requireRealm(app);
-      const channels = await channelsOf(app, realm);
-      const rows = [...channels.channels.values()]
-        .filter((c) => opts.includeArchived === true || !bool(c.is_archived))
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      if (opts.json) return printJson(rows.map((c) => channelRecord(realm, channels, c)));
-      printLine(
-        formatTable(
-          ["ID", "NAME", "ACCESS", "DEFAULT", "SUBSCRIBERS", "ARCHIVED"],
-          rows.map((c) => [
-            String(c.id),
-            c.name,
-            permissionPolicy(c),
-            channels.defaultChannelIds.has(c.id) ? "yes" : "",
-            String(channels.activeSubscriberIds(realm, c.id).length),
-            bool(c.is_archived) ? "yes" : "",
-          ]),
-        ),
-      );
-    });
+    await withApp(
+      configFor(cmd),
+      async (app) => {
+        const realm = await requireRealm(app);
+        const channels = await channelsOf(app, realm);
+        const rows = [...channels.channels.values()]
+          .filter((c) => opts.includeArchived === true || !bool(c.is_archived))
+          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        if (opts.json) return printJson(rows.map((c) => channelRecord(realm, channels, c)));
+        printLine(
+          formatTable(
+            ["ID", "NAME", "ACCESS", "DEFAULT", "SUBSCRIBERS", "ARCHIVED"],
+            rows.map((c) => [
+              String(c.id),
+              c.name,
+              permissionPolicy(c),
+              channels.defaultChannelIds.has(c.id) ? "yes" : "",
+              String(channels.activeSubscriberIds(realm, c.id).length),
+              bool(c.is_archived) ? "yes" : "",
+            ]),
+          ),
+        );
+      },
+      { doing: "listing channels" },
+    );
   });
 
 const archiveCommand = new Command("archive")
@@ -133,17 +153,29 @@ const archiveCommand = new Command("archive")
   .option("--no-input", "never prompt; fail if a value is missing")
   .option("--json", "print the archived channel's API record as JSON")
   .action(async (opts: ChannelOptions, cmd: Command) => {
-    await withApp(configFor(cmd), async (app) => {
-      const realm = await requireRealm(app);
-      const owner = requireOperatorOwner(realm);
-      const name = await valueOrAsk(opts, opts.name, "--name", "Channel to archive");
-      const channel = (await channelsOf(app, realm)).channelByName(name.trim());
-      if (!channel) throw new CliError(`no channel named ${name.trim()}`);
-      await checkArchiveChannel(app, owner, channel.id);
-      const channels = await channelsOf(app, realm);
-      if (opts.json) printJson(channelRecord(realm, channels, channels.channel(channel.id)!));
-      else printLine(`archived channel #${channel.name}`);
-    });
+    await withApp(
+      configFor(cmd),
+      async (app) => {
+        const realm = await requireRealm(app);
+        const owner = requireOperatorOwner(realm);
+        const channels = await channelsOf(app, realm);
+        const find = (value: string) => {
+          const found = channels.channelByName(value.trim());
+          if (!found) throw new CliError(`no channel named ${value.trim()}`);
+          return found;
+        };
+        const name = await valueOrAsk(opts, opts.name, "--name", "Channel to archive", "input", (value) => {
+          find(value);
+          return value;
+        });
+        const channel = find(name);
+        await checkArchiveChannel(app, owner, channel.id);
+        const after = await channelsOf(app, realm);
+        if (opts.json) printJson(channelRecord(realm, after, after.channel(channel.id)!));
+        else printLine(`archived channel #${channel.name}`);
+      },
+      { doing: "archiving a channel" },
+    );
   });
 
 export const channelCommand = new Command("channel")

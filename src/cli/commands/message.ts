@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { checkSendMessage } from "../../actions/message-send.js";
+import type { Config } from "../../config.js";
 import type { UserRow } from "../../db/rows.js";
 import type { RealmSnapshot } from "../../world/realm.js";
 import { configFor, withApp } from "../context.js";
@@ -17,8 +18,8 @@ interface SendOptions {
 }
 
 /** The announcing user: the given one, else the realm's Notification Bot. */
-function senderFor(realm: RealmSnapshot, email: string | undefined): UserRow {
-  if (email !== undefined) return requireUserByEmail(realm, email);
+function senderFor(config: Config, realm: RealmSnapshot, email: string | undefined): UserRow {
+  if (email !== undefined) return requireUserByEmail(config, realm, email);
   const bot = realm.systemBots[0];
   if (!bot) throw new CliError("this realm has no Notification Bot; pass --sender");
   return bot;
@@ -31,26 +32,31 @@ const sendCommand = new Command("send")
   .option("--to <emails>", "comma-separated recipients of a direct message (instead of --channel)")
   .requiredOption("--content <text>", "the message, in Zulip Markdown; - reads it from standard input")
   .option("--sender <email>", "who sends it (default: the Notification Bot)")
+  .option("--no-input", "never prompt (this command asks nothing)")
   .option("--json", "print {id} as JSON")
   .action(async (opts: SendOptions, cmd: Command) => {
     if ((opts.channel === undefined) === (opts.to === undefined))
       throw new CliError("give exactly one of --channel (with --topic) or --to");
     if (opts.channel !== undefined && opts.topic === undefined) throw new CliError("--channel needs --topic");
     const content = opts.content === "-" ? readFileSync(0, "utf8") : opts.content;
-    await withApp(configFor(cmd), async (app) => {
-      const realm = await requireRealm(app);
-      const sender = senderFor(realm, opts.sender);
-      const id = await checkSendMessage(app, sender, {
-        ...(opts.channel !== undefined
-          ? { type: "stream", to: opts.channel, topic: opts.topic }
-          : { type: "private", to: opts.to }),
-        content,
-        client: "chatd CLI",
-        readBySender: true,
-      });
-      if (opts.json) printJson({ id });
-      else printLine(`sent message ${id}`);
-    });
+    await withApp(
+      configFor(cmd),
+      async (app) => {
+        const realm = await requireRealm(app);
+        const sender = senderFor(app.config, realm, opts.sender);
+        const id = await checkSendMessage(app, sender, {
+          ...(opts.channel !== undefined
+            ? { type: "stream", to: opts.channel, topic: opts.topic }
+            : { type: "private", to: opts.to }),
+          content,
+          client: "chatd CLI",
+          readBySender: true,
+        });
+        if (opts.json) printJson({ id });
+        else printLine(`sent message ${id}`);
+      },
+      { doing: "sending a message" },
+    );
   });
 
 export const messageCommand = new Command("message").description("send messages").addCommand(sendCommand);

@@ -10,12 +10,13 @@ import {
 import { bool, type UserRow } from "../../db/rows.js";
 import { profileDataByUser } from "../../lib/custom-profile-fields.js";
 import type { RealmSnapshot } from "../../world/realm.js";
-import { ROLE_BY_NAME, roleName, type Role } from "../../world/roles.js";
+import { roleName } from "../../world/roles.js";
 import { isoMinutes, presentUser } from "../../presenters/users.js";
+import { checkEmail, checkFullName, checkPassword, checkRoleName, parseRole, ROLE_NAMES } from "../checks.js";
 import { configFor, withApp } from "../context.js";
-import { CliError, formatTable, printJson, printLine } from "../output.js";
+import { formatTable, printJson, printLine } from "../output.js";
 import { valueOrAsk, type PromptOptions } from "../prompts.js";
-import { requireRealm, requireUserByEmail } from "../realm.js";
+import { requireRealm, userFromFlagOrAsk } from "../realm.js";
 
 /**
  * `chatd user ...`: the administrator's verbs, run as the server operator through the
@@ -27,26 +28,24 @@ interface CommonOptions extends PromptOptions {
   json?: boolean;
 }
 
-const ROLE_NAMES = Object.keys(ROLE_BY_NAME);
-
-function parseRole(value: string): Role {
-  const role = ROLE_BY_NAME[value.trim().toLowerCase()];
-  if (role === undefined)
-    throw new CliError(`invalid role '${value}' (use one of: ${ROLE_NAMES.join(", ")})`);
-  return role;
-}
-
-/** Opens the app, finds the realm and the user named by --email (asking for it on a TTY). */
+/**
+ * Opens the app, finds the realm and the user named by --email (asking for it on a
+ * TTY until it names a user); `doing` names the command in failure messages.
+ */
 async function withUser<T>(
   cmd: Command,
   opts: CommonOptions,
+  doing: string,
   fn: (app: App, realm: RealmSnapshot, user: UserRow) => Promise<T>,
 ): Promise<T> {
-  return withApp(configFor(cmd), async (app) => {
-    const realm = await requireRealm(app);
-    const email = await valueOrAsk(opts, opts.email, "--email", "User's email");
-    return fn(app, realm, requireUserByEmail(realm, email.trim()));
-  });
+  return withApp(
+    configFor(cmd),
+    async (app) => {
+      const realm = await requireRealm(app);
+      return fn(app, realm, await userFromFlagOrAsk(opts, app.config, realm, opts.email));
+    },
+    { doing },
+  );
 }
 
 /** The user as the realm now sees it (after a change). */
@@ -79,51 +78,74 @@ const createCommand = new Command("create")
   .option("--json", "print {user_id, email, role} as JSON")
   .action(async (opts: CreateOptions, cmd: Command) => {
     const role = parseRole(opts.role ?? "member");
-    await withApp(configFor(cmd), async (app) => {
-      const realm = await requireRealm(app);
-      const email = await valueOrAsk(opts, opts.email, "--email", "Email");
-      const fullName = await valueOrAsk(opts, opts.fullName, "--full-name", "Full name");
-      const password = await valueOrAsk(opts, opts.password, "--password", "Password", "password");
-      const user = await checkCreateUser(app, realm.id, "operator", {
-        email,
-        fullName,
-        password,
-        role,
-      });
-      if (opts.json) printJson({ user_id: user.id, email: user.email, role: roleName(user.role) });
-      else printLine(String(user.id));
-    });
+    await withApp(
+      configFor(cmd),
+      async (app) => {
+        const realm = await requireRealm(app);
+        const email = await valueOrAsk(opts, opts.email, "--email", "Email", "input", checkEmail);
+        const fullName = await valueOrAsk(
+          opts,
+          opts.fullName,
+          "--full-name",
+          "Full name",
+          "input",
+          checkFullName,
+        );
+        const password = await valueOrAsk(
+          opts,
+          opts.password,
+          "--password",
+          "Password",
+          "password",
+          checkPassword,
+        );
+        const user = await checkCreateUser(app, realm.id, "operator", {
+          email,
+          fullName,
+          password,
+          role,
+        });
+        if (opts.json) printJson({ user_id: user.id, email: user.email, role: roleName(user.role) });
+        else printLine(String(user.id));
+      },
+      { doing: "creating a user" },
+    );
   });
 
 const listCommand = new Command("list")
   .description("list the realm's users")
   .option("--json", "print the users as JSON")
+  .option("--no-input", "never prompt (this command asks nothing)")
   .action(async (opts: { json?: boolean }, cmd: Command) => {
-    await withApp(configFor(cmd), async (app) => {
-      const realm = await requireRealm(app);
-      const users = [...realm.users].map((u) => ({
-        user_id: u.id,
-        email: u.delivery_email,
-        full_name: u.full_name,
-        role: roleName(u.role),
-        is_bot: bool(u.is_bot),
-        is_active: bool(u.is_active),
-      }));
-      if (opts.json) return printJson(users);
-      printLine(
-        formatTable(
-          ["ID", "EMAIL", "NAME", "ROLE", "BOT", "ACTIVE"],
-          users.map((u) => [
-            String(u.user_id),
-            u.email,
-            u.full_name,
-            u.role,
-            u.is_bot ? "yes" : "",
-            u.is_active ? "yes" : "no",
-          ]),
-        ),
-      );
-    });
+    await withApp(
+      configFor(cmd),
+      async (app) => {
+        const realm = await requireRealm(app);
+        const users = [...realm.users].map((u) => ({
+          user_id: u.id,
+          email: u.delivery_email,
+          full_name: u.full_name,
+          role: roleName(u.role),
+          is_bot: bool(u.is_bot),
+          is_active: bool(u.is_active),
+        }));
+        if (opts.json) return printJson(users);
+        printLine(
+          formatTable(
+            ["ID", "EMAIL", "NAME", "ROLE", "BOT", "ACTIVE"],
+            users.map((u) => [
+              String(u.user_id),
+              u.email,
+              u.full_name,
+              u.role,
+              u.is_bot ? "yes" : "",
+              u.is_active ? "yes" : "no",
+            ]),
+          ),
+        );
+      },
+      { doing: "listing users" },
+    );
   });
 
 const showCommand = new Command("show")
@@ -132,7 +154,7 @@ const showCommand = new Command("show")
   .option("--no-input", "never prompt; fail if a value is missing")
   .option("--json", "print the User record as JSON")
   .action(async (opts: CommonOptions, cmd: Command) => {
-    await withUser(cmd, opts, async (app, realm, user) => {
+    await withUser(cmd, opts, "showing a user", async (app, realm, user) => {
       const profileData = bool(user.is_bot)
         ? undefined
         : ((await profileDataByUser(app.knex, realm.id, [user.id])).get(user.id) ?? {});
@@ -165,9 +187,16 @@ const roleCommand = new Command("role")
   .option("--no-input", "never prompt; fail if a value is missing")
   .option("--json", "print {user_id, email, full_name, role, previous_role, is_active} as JSON")
   .action(async (opts: RoleOptions, cmd: Command) => {
-    await withUser(cmd, opts, async (app, realm, user) => {
+    await withUser(cmd, opts, "changing a role", async (app, realm, user) => {
       const role = parseRole(
-        await valueOrAsk(opts, opts.role, "--role", `New role (${ROLE_NAMES.join(", ")})`),
+        await valueOrAsk(
+          opts,
+          opts.role,
+          "--role",
+          `New role (${ROLE_NAMES.join(", ")})`,
+          "input",
+          checkRoleName,
+        ),
       );
       await checkUpdateUser(app, realm.id, "operator", user.id, { role });
       const changed = await reload(app, realm.id, user.id);
@@ -182,7 +211,7 @@ const deactivateCommand = new Command("deactivate")
   .option("--no-input", "never prompt; fail if a value is missing")
   .option("--json", "print {user_id, email, full_name, role, is_active} as JSON")
   .action(async (opts: CommonOptions, cmd: Command) => {
-    await withUser(cmd, opts, async (app, realm, user) => {
+    await withUser(cmd, opts, "deactivating a user", async (app, realm, user) => {
       await checkDeactivateUser(app, realm.id, "operator", user.id);
       const changed = await reload(app, realm.id, user.id);
       if (opts.json) printJson(summary(changed));
@@ -196,7 +225,7 @@ const reactivateCommand = new Command("reactivate")
   .option("--no-input", "never prompt; fail if a value is missing")
   .option("--json", "print {user_id, email, full_name, role, is_active} as JSON")
   .action(async (opts: CommonOptions, cmd: Command) => {
-    await withUser(cmd, opts, async (app, realm, user) => {
+    await withUser(cmd, opts, "reactivating a user", async (app, realm, user) => {
       await checkReactivateUser(app, realm.id, "operator", user.id);
       const changed = await reload(app, realm.id, user.id);
       if (opts.json) printJson(summary(changed));
@@ -215,8 +244,15 @@ const setPasswordCommand = new Command("set-password")
   .option("--no-input", "never prompt; fail if a value is missing")
   .option("--json", "print {user_id, email, full_name, role, is_active} as JSON")
   .action(async (opts: PasswordOptions, cmd: Command) => {
-    await withUser(cmd, opts, async (app, realm, user) => {
-      const password = await valueOrAsk(opts, opts.password, "--password", "New password", "password");
+    await withUser(cmd, opts, "setting a password", async (app, realm, user) => {
+      const password = await valueOrAsk(
+        opts,
+        opts.password,
+        "--password",
+        "New password",
+        "password",
+        checkPassword,
+      );
       await checkSetPassword(app, realm.id, user.id, password);
       if (opts.json) printJson(summary(user));
       else printLine(`password set for ${user.delivery_email}`);

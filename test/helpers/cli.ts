@@ -1,0 +1,144 @@
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from "node:child_process";
+import { createServer } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Running the built `chatd` command as a separate process, as an operator would. */
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+export const BIN = join(ROOT, "bin", "chatd");
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ChatdOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Run as another user (tests run as root, to whom every directory is writable). */
+  uid?: number;
+  gid?: number;
+}
+
+const spawnOptions = (options: ChatdOptions): SpawnOptions => ({
+  env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...options.env },
+  cwd: options.cwd,
+  uid: options.uid,
+  gid: options.gid,
+  stdio: ["ignore", "pipe", "pipe"],
+});
+
+export function chatdSync(args: string[], options: ChatdOptions = {}): CliResult {
+  const result = spawnSync(process.execPath, [BIN, ...args], { ...spawnOptions(options), encoding: "utf8" });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The same, without blocking the test process (which may be driving a server meanwhile). */
+export function chatd(args: string[], options: ChatdOptions = {}): Promise<CliResult> {
+  return new Promise((resolveResult, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], spawnOptions(options));
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once("error", reject);
+    child.once("close", (code) => resolveResult({ code, stdout, stderr }));
+  });
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort) => {
+    const probe = createServer();
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+export const exited = (child: ChildProcess) =>
+  new Promise<number | null>((r) =>
+    child.exitCode !== null ? r(child.exitCode) : child.once("exit", (code) => r(code)),
+  );
+
+export interface InitResult {
+  realm_url: string;
+  email: string;
+  user_id: number;
+  api_key: string;
+}
+
+export const OWNER = { email: "desdemona@zulip.test", password: "correct horse" };
+
+/** `chatd init` with the owner above; fails the test if it fails. */
+export function initDataDir(dataDir: string, extra: string[] = []): InitResult {
+  const res = chatdSync([
+    "--data-dir",
+    dataDir,
+    "init",
+    "--no-input",
+    "--json",
+    "--realm-name",
+    "Elsinore",
+    "--owner-email",
+    OWNER.email,
+    "--owner-name",
+    "Desdemona",
+    "--owner-password",
+    OWNER.password,
+    ...extra,
+  ]);
+  if (res.code !== 0) throw new Error(`chatd init failed: ${res.stderr}`);
+  return JSON.parse(res.stdout) as InitResult;
+}
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** Everything the server wrote to stderr so far (its log). */
+  log(): string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** `chatd serve` on a free port, once it answers. */
+export async function startServerProcess(
+  dataDir: string,
+  options: { env?: NodeJS.ProcessEnv; args?: string[] } = {},
+): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [BIN, "--data-dir", dataDir, "serve", "--port", String(port), ...(options.args ?? [])],
+    { env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...options.env }, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let log = "";
+  child.stderr.on("data", (chunk: Buffer) => (log += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const server: ServerProcess = {
+    child,
+    url,
+    log: () => log,
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      return exited(child);
+    },
+  };
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${log}`);
+    try {
+      if ((await fetch(`${url}/api/v1/server_settings`)).ok) return server;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill("SIGKILL");
+  throw new Error("server did not start");
+}
+
+export const basicAuth = (email: string, apiKey: string) => ({
+  authorization: `Basic ${Buffer.from(`${email}:${apiKey}`).toString("base64")}`,
+});
