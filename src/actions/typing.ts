@@ -4,6 +4,7 @@ import { bool, type DbBigInt, type UserRow } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { directConversation } from "../lib/direct-message-groups.js";
 import { accessMessageToChange } from "../lib/message-access.js";
+import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { accessChannelById } from "../permissions/channel-access.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { loadWorld } from "../cache/world.js";
@@ -33,7 +34,7 @@ export async function checkSendChannelTyping(
   if (subscribers.length <= MAX_CHANNEL_SIZE_FOR_TYPING) {
     app.db.publish(
       realm.id,
-      typingEvents.channel(op, sender, channel.id, topic),
+      typingEvents.channel(op, sender, channel.id, topic, emptyTopicDisplayName(realm.realm)),
       subscribers.filter((id) => id !== user.id),
     );
   }

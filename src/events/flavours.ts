@@ -1,4 +1,10 @@
-import { deleteMessageFlavour, messageFlavour } from "../presenters/events/messages.js";
+import {
+  deleteMessageFlavour,
+  messageFlavour,
+  updateMessageFlagsFlavour,
+  updateMessageFlavour,
+} from "../presenters/events/messages.js";
+import { typingFlavour } from "../presenters/events/typing.js";
 import { streamEventFlavour, subscriptionEventFlavour } from "../presenters/events/channels.js";
 import { realmUserFlavour, userSettingsFlavour } from "../presenters/events/users.js";
 import { userGroupFlavour } from "../presenters/events/user-groups.js";
@@ -16,12 +22,12 @@ export type FlavourTable = { readonly [T in ChatEventType]: Flavour<T> | null };
 
 export const FLAVOURS: FlavourTable = {
   message: messageFlavour,
-  update_message: null,
+  update_message: updateMessageFlavour,
   delete_message: deleteMessageFlavour,
-  update_message_flags: null,
+  update_message_flags: updateMessageFlagsFlavour,
   reaction: null,
   submessage: null,
-  typing: null,
+  typing: typingFlavour,
   typing_edit_message: null,
   stream: streamEventFlavour,
   subscription: subscriptionEventFlavour,
@@ -29,6 +35,7 @@ export const FLAVOURS: FlavourTable = {
   channel_folder: null,
   realm: null,
   realm_user: realmUserFlavour,
+  realm_bot: null,
   user_group: userGroupFlavour,
   user_settings: userSettingsFlavour,
   user_status: null,
