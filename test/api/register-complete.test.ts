@@ -274,7 +274,7 @@ describe("POST /register is complete", function () {
       expect(bot!.avatar_url).to.be.a("string");
     });
 
-    it("sends realm_bot updates on a bot's deactivation to those who administer it", async function () {
+    it("sends realm_bot updates on a bot's (de)activation to those who administer it", async function () {
       const own = await server.factory.realm();
       const c = cast(own);
       const bot = await server.factory.user(own.id, "fool-bot", 400, {
@@ -285,9 +285,11 @@ describe("POST /register is complete", function () {
       const types = { fetch_event_types: ["realm_bot"], event_types: ["realm_bot"] };
       const events = await verifyRegisterParity(c.iago.client, types, async () => {
         expectSuccess(await c.iago.client.delete(`/users/${c.hamlet.id}`));
+        expectSuccess(await c.iago.client.post(`/users/${bot.id}/reactivate`));
       });
       expect(events).to.deep.equal([
         { type: "realm_bot", op: "update", bot: { user_id: bot.id, is_active: false }, id: 0 },
+        { type: "realm_bot", op: "update", bot: { user_id: bot.id, is_active: true }, id: 1 },
       ]);
       expect(await pendingEvents(c.othello.client, othello.queue_id as string)).to.deep.equal([]);
     });
