@@ -92,7 +92,14 @@ export async function checkSendMessageEditTyping(
     const subscribers = world.channels.activeSubscriberIds(realm, head.stream_id);
     if (subscribers.length > MAX_CHANNEL_SIZE_FOR_TYPING) return;
     const recipient = { type: "channel" as const, channel_id: head.stream_id, topic: head.topic };
-    app.db.publish(realm.id, typingEvents.editMessage(op, user.id, head.id, recipient), subscribers);
+    const event = typingEvents.editMessage(
+      op,
+      user.id,
+      head.id,
+      recipient,
+      emptyTopicDisplayName(realm.realm),
+    );
+    app.db.publish(realm.id, event, subscribers);
     return;
   }
   const conversation = await directConversation(app.knex, message.recipient_id);
@@ -103,5 +110,6 @@ export async function checkSendMessageEditTyping(
     return participant !== undefined && bool(participant.is_active);
   });
   const recipient = { type: "direct" as const, user_ids: userIds };
-  app.db.publish(realm.id, typingEvents.editMessage(op, user.id, head.id, recipient), userIds);
+  const event = typingEvents.editMessage(op, user.id, head.id, recipient, emptyTopicDisplayName(realm.realm));
+  app.db.publish(realm.id, event, userIds);
 }

@@ -4,7 +4,7 @@ import {
   updateMessageFlagsFlavour,
   updateMessageFlavour,
 } from "../presenters/events/messages.js";
-import { typingFlavour } from "../presenters/events/typing.js";
+import { typingEditMessageFlavour, typingFlavour } from "../presenters/events/typing.js";
 import { streamEventFlavour, subscriptionEventFlavour } from "../presenters/events/channels.js";
 import { realmUserFlavour, userSettingsFlavour } from "../presenters/events/users.js";
 import { userGroupFlavour } from "../presenters/events/user-groups.js";
@@ -28,7 +28,7 @@ export const FLAVOURS: FlavourTable = {
   reaction: null,
   submessage: null,
   typing: typingFlavour,
-  typing_edit_message: null,
+  typing_edit_message: typingEditMessageFlavour,
   stream: streamEventFlavour,
   subscription: subscriptionEventFlavour,
   default_streams: null,

@@ -174,7 +174,7 @@ export type TypingEditMessageEvent = {
   sender_id: number;
   message_id: number;
   recipient: TypingEditRecipient;
-};
+} & EmptyTopicHint;
 
 // ---- channels ----
 

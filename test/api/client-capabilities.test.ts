@@ -63,16 +63,21 @@ describe("client capabilities", function () {
     const TYPING = { stream_typing_notifications: true };
 
     it("without it, typing in the empty topic names it by the realm's name", async function () {
+      const types = ["typing", "typing_edit_message"];
       const modern = await listen(u.othello, {
-        event_types: ["typing"],
+        event_types: types,
         ...capable({ ...TYPING, empty_topic_name: true }),
       });
-      const legacy = await listen(u.othello, { event_types: ["typing"], ...capable(TYPING) });
+      const legacy = await listen(u.othello, { event_types: types, ...capable(TYPING) });
       expectSuccess(
         await u.hamlet.client.post("/typing", { type: "channel", op: "stop", stream_id: denmark, topic: "" }),
       );
-      expect((await modern()).map((e) => e.topic as string)).to.deep.equal([""]);
-      expect((await legacy()).map((e) => e.topic as string)).to.deep.equal(["general chat"]);
+      const id = await sendToChannel(u.hamlet, "Denmark", "", "being edited");
+      expectSuccess(await u.hamlet.client.post(`/messages/${id}/typing`, { op: "start" }));
+      const topics = (events: Event[]) =>
+        events.map((e) => (e.type === "typing" ? e.topic : e.recipient.topic) as string);
+      expect(topics(await modern())).to.deep.equal(["", ""]);
+      expect(topics(await legacy())).to.deep.equal(["general chat", "general chat"]);
     });
 
     it("without it, edits, deletions and unread details name the empty topic", async function () {

@@ -31,9 +31,7 @@ const PENDING_FETCH_TYPES: Record<string, string> = {
   update_display_settings: "user settings (PATCH /settings)",
   update_global_notifications: "user settings (PATCH /settings)",
 };
-const PENDING_KEYS: Record<string, string> = {
-  server_emoji_data_url: "Zulip's emoji names (branch i13-emoji)",
-};
+const PENDING_KEYS: Record<string, string> = {};
 
 /** Keys whose description names no fetch type: the type Zulip's fetch_initial_state_data uses. */
 const UNSTATED_FETCH_TYPES: Record<string, string> = {

@@ -35,8 +35,16 @@ export const typingEvents = {
     senderId: number,
     messageId: number,
     recipient: TypingEditRecipient,
+    emptyTopicName: string,
   ): TypingEditMessageEvent {
-    return { type: "typing_edit_message", op, sender_id: senderId, message_id: messageId, recipient };
+    return {
+      type: "typing_edit_message",
+      op,
+      sender_id: senderId,
+      message_id: messageId,
+      recipient,
+      ...(recipient.type === "channel" ? emptyTopicHint(emptyTopicName, recipient.topic) : {}),
+    };
   },
 };
 
@@ -48,4 +56,15 @@ export const typingFlavour: Flavour<"typing"> = (event, { options }) => {
   if (event.message_type !== "stream") return event;
   if (!hasCapability(options, "stream_typing_notifications")) return null;
   return presentEmptyTopics(event, options, ["topic"]);
+};
+
+/** typing_edit_message: the empty topic of a channel message named for clients without empty_topic_name. */
+export const typingEditMessageFlavour: Flavour<"typing_edit_message"> = (event, { options }) => {
+  const { _emptyTopicName: name, ...rest } = event;
+  if (name === undefined || hasCapability(options, "empty_topic_name") || rest.recipient.type !== "channel")
+    return rest;
+  return {
+    ...rest,
+    recipient: { ...rest.recipient, topic: rest.recipient.topic === "" ? name : rest.recipient.topic },
+  };
 };
