@@ -20,7 +20,6 @@ const OUTPUT = new URL("../../../test/fixtures/register-keys.json", import.meta.
 
 /** Fetch types (or single keys) built elsewhere, with who builds them. */
 const PENDING_FETCH_TYPES: Record<string, string> = {
-  presence: "presence (branch i13-presence)",
   alert_words: "alert words (branch i13-mutes)",
   muted_topics: "topic mutes (branch i13-mutes)",
   muted_users: "muted users (branch i13-mutes)",
