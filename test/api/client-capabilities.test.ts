@@ -188,4 +188,28 @@ describe("client capabilities", function () {
       expect(legacy.wildcard_mentions_notify).to.equal(null);
     });
   });
+
+  describe("capabilities with nothing to change in chatd yet", function () {
+    // No linkifiers, no users hidden from others, no GET /avatar/{id} to send clients to
+    // instead of avatar_url, no custom emoji: the same state with and without each.
+    for (const capability of [
+      "linkifier_url_template",
+      "user_list_incomplete",
+      "user_avatar_url_field_optional",
+      "individual_emoji_changes",
+    ]) {
+      it(`${capability} leaves register's state as it is`, async function () {
+        const state = async (params: Params) => {
+          const {
+            queue_id: _queue,
+            last_event_id: _last,
+            server_timestamp: _now,
+            ...rest
+          } = await register(u.hamlet.client, params);
+          return rest;
+        };
+        expect(await state(capable({ [capability]: true }))).to.deep.equal(await state(capable({})));
+      });
+    }
+  });
 });
