@@ -20,11 +20,6 @@ const OUTPUT = new URL("../../../test/fixtures/register-keys.json", import.meta.
 
 /** Fetch types (or single keys) built elsewhere, with who builds them. */
 const PENDING_FETCH_TYPES: Record<string, string> = {
-  alert_words: "alert words (branch i13-mutes)",
-  muted_topics: "topic mutes (branch i13-mutes)",
-  muted_users: "muted users (branch i13-mutes)",
-  user_topic: "topic visibility (branch i13-mutes)",
-  starred_messages: "starred messages (branch i13-mutes)",
   user_settings: "user settings (PATCH /settings)",
   realm_user_settings_defaults: "user settings (PATCH /settings)",
   update_display_settings: "user settings (PATCH /settings)",
