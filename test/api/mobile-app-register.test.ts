@@ -67,8 +67,22 @@ describe("POST /register as the Zulip mobile app makes it", function () {
     const folder = expectSuccess(
       await iago.client.post("/channel_folders/create", { name: "Castle", description: "The **keep**" }),
     ).channel_folder_id as number;
-    await createChannel(hamlet, "Elsinore", [hamlet, othello, cordelia], { folder_id: folder });
-    await sendToChannel(othello, "Elsinore", "battlements", `@**${hamlet.fullName}** a ghost`);
+    const elsinore = await createChannel(hamlet, "Elsinore", [hamlet, othello, cordelia], {
+      folder_id: folder,
+    });
+    const ghost = await sendToChannel(othello, "Elsinore", "battlements", `@**${hamlet.fullName}** a ghost`);
+    expectSuccess(
+      await hamlet.client.post("/messages/flags", { messages: [ghost], op: "add", flag: "starred" }),
+    );
+    expectSuccess(
+      await hamlet.client.post("/user_topics", {
+        stream_id: elsinore,
+        topic: "battlements",
+        visibility_policy: 3,
+      }),
+    );
+    expectSuccess(await hamlet.client.post("/users/me/alert_words", { alert_words: ["ghost"] }));
+    expectSuccess(await hamlet.client.post(`/users/me/muted_users/${u.prospero.id}`));
     await sendDirect(othello, [hamlet], "a word");
     await sendDirect(othello, [hamlet, cordelia], "all three");
     await sendDirect(hamlet, [hamlet], "a note to self");
@@ -97,6 +111,10 @@ describe("POST /register as the Zulip mobile app makes it", function () {
 
   it("has data in the lists it decodes, so their items were checked", function () {
     for (const key of [
+      "alert_words",
+      "muted_users",
+      "starred_messages",
+      "user_topics",
       "custom_profile_fields",
       "realm_user_groups",
       "recent_private_conversations",
