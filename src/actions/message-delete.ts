@@ -16,6 +16,7 @@ import { streamEvents } from "../presenters/events/channels.js";
 import { deleteMessageEvent } from "../presenters/events/messages.js";
 import { userHasChannelPermission, userHasRealmPermission } from "../permissions/setting-permissions.js";
 import { loadWorld } from "../cache/world.js";
+import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 
 /** What deleting a message needs to know of it. */
 export interface DeletedMessage {
@@ -67,7 +68,12 @@ export async function doDeleteMessages(
       if (user && canAccessChannelHistory(world, user, channel)) holders.add(userId);
     }
   }
-  const event = deleteMessageEvent(ids, channel ? { id: channel.id, topic: first.topic } : undefined);
+  const event = deleteMessageEvent(
+    ids,
+    channel
+      ? { id: channel.id, topic: first.topic, emptyTopicName: emptyTopicDisplayName(world.realm.realm) }
+      : undefined,
+  );
   tx.sendEventOnCommit(realmId, event, [...holders]);
   if (channel && channel.first_message_id !== null && ids.includes(channel.first_message_id))
     await refreshFirstMessageId(app, tx, world, channel);

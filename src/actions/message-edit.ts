@@ -188,6 +188,7 @@ export function checkEditMessage(
       channel,
       topic: topicChange,
       content,
+      emptyTopicName: emptyTopicDisplayName(realmRow),
     });
     tx.sendEventOnCommit(realm.id, event, perUser);
   });
@@ -481,7 +482,9 @@ async function moveToChannel(
     );
 
   if (losers.length > 0) {
-    tx.sendEventOnCommit(realm.id, deleteMessageEvent(ids, { id: source.id, topic: message.topic }), losers);
+    const emptyTopicName = emptyTopicDisplayName(realm.realm);
+    const event = deleteMessageEvent(ids, { id: source.id, topic: message.topic, emptyTopicName });
+    tx.sendEventOnCommit(realm.id, event, losers);
   }
   await doCarryTopicVisibility(tx, world, user, {
     source,
@@ -509,6 +512,7 @@ async function moveToChannel(
       orig: message.topic,
       ...(topic !== message.topic ? { renamed: topic } : {}),
     },
+    emptyTopicName: emptyTopicDisplayName(realm.realm),
   });
   tx.sendEventOnCommit(realm.id, event, perUser);
   for (const channel of [source, target]) await refreshFirstMessageId(app, tx, world, channel);

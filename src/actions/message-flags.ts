@@ -18,6 +18,7 @@ import type { RealmSnapshot } from "../world/realm.js";
 import { accessMessages } from "../lib/message-access.js";
 import { loadWorld } from "../cache/world.js";
 import { updateMessageFlagsEvent } from "../presenters/events/messages.js";
+import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 
 export type FlagOp = "add" | "remove";
 
@@ -148,7 +149,10 @@ async function sendFlagEvent(
       await conversationsOf(tx.knex, world, user.id, rows),
     );
   }
-  const event = updateMessageFlagsEvent(change.op, change.flag, messageIds, { messageDetails });
+  const event = updateMessageFlagsEvent(change.op, change.flag, messageIds, {
+    messageDetails,
+    emptyTopicName: emptyTopicDisplayName(world.realm.realm),
+  });
   tx.sendEventOnCommit(user.realm_id, event, [user.id]);
 }
 

@@ -3,6 +3,7 @@ import { RECIPIENT_TYPE, type ChannelRow } from "../db/channel-rows.js";
 import { bulkInsert, bulkInsertReturningIds, insertReturningId } from "../db/insert.js";
 import { indexMessages } from "../db/search-sqlite.js";
 import type { Tx } from "../db/tx.js";
+import { bool } from "../db/rows.js";
 import { flagNames } from "../lib/message-flags.js";
 import type { MessageRecipient, PreparedMessage } from "../lib/prepared-message.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
@@ -134,7 +135,10 @@ export async function doSendMessages(
     for (const [userId, flags] of message.userFlags) perUser.set(userId, { flags: flagNames(flags) });
     tx.sendEventOnCommit(
       realm.id,
-      messageEvent(presented, message.sender, emptyTopicDisplayName(realm.realm), message.echo),
+      messageEvent(presented, message.sender, emptyTopicDisplayName(realm.realm), {
+        echo: message.echo,
+        publicChannel: recipient.type === "stream" && !bool(recipient.channel.invite_only),
+      }),
       perUser,
     );
   }

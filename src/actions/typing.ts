@@ -4,6 +4,7 @@ import { bool, type DbBigInt, type UserRow } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { directConversation } from "../lib/direct-message-groups.js";
 import { accessMessageToChange } from "../lib/message-access.js";
+import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { accessChannelById } from "../permissions/channel-access.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { loadWorld } from "../cache/world.js";
@@ -33,7 +34,7 @@ export async function checkSendChannelTyping(
   if (subscribers.length <= MAX_CHANNEL_SIZE_FOR_TYPING) {
     app.db.publish(
       realm.id,
-      typingEvents.channel(op, sender, channel.id, topic),
+      typingEvents.channel(op, sender, channel.id, topic, emptyTopicDisplayName(realm.realm)),
       subscribers.filter((id) => id !== user.id),
     );
   }
@@ -91,7 +92,14 @@ export async function checkSendMessageEditTyping(
     const subscribers = world.channels.activeSubscriberIds(realm, head.stream_id);
     if (subscribers.length > MAX_CHANNEL_SIZE_FOR_TYPING) return;
     const recipient = { type: "channel" as const, channel_id: head.stream_id, topic: head.topic };
-    app.db.publish(realm.id, typingEvents.editMessage(op, user.id, head.id, recipient), subscribers);
+    const event = typingEvents.editMessage(
+      op,
+      user.id,
+      head.id,
+      recipient,
+      emptyTopicDisplayName(realm.realm),
+    );
+    app.db.publish(realm.id, event, subscribers);
     return;
   }
   const conversation = await directConversation(app.knex, message.recipient_id);
@@ -102,5 +110,6 @@ export async function checkSendMessageEditTyping(
     return participant !== undefined && bool(participant.is_active);
   });
   const recipient = { type: "direct" as const, user_ids: userIds };
-  app.db.publish(realm.id, typingEvents.editMessage(op, user.id, head.id, recipient), userIds);
+  const event = typingEvents.editMessage(op, user.id, head.id, recipient, emptyTopicDisplayName(realm.realm));
+  app.db.publish(realm.id, event, userIds);
 }

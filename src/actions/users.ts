@@ -1,6 +1,6 @@
 import { userGroupEvents } from "../presenters/events/user-groups.js";
 import { subscriptionEvents } from "../presenters/events/channels.js";
-import { VIEWER_SEES_EMAIL, realmUserEvents } from "../presenters/events/users.js";
+import { VIEWER_SEES_EMAIL, realmBotActivationEvent, realmUserEvents } from "../presenters/events/users.js";
 import type { App } from "../app.js";
 import { emailHost } from "../config.js";
 import { bool, type UserRow } from "../db/rows.js";
@@ -405,6 +405,13 @@ export async function doDeactivateUser(app: App, tx: Tx, target: UserRow): Promi
       realmUserEvents.update({ user_id: user.id, is_active: false }),
       activeUserIds(snapshot),
     );
+    if (bool(user.is_bot)) {
+      tx.sendEventOnCommit(
+        target.realm_id,
+        realmBotActivationEvent(user.id, false),
+        botAdministratorIds(snapshot, user),
+      );
+    }
     sendMembershipEventsForActivation(tx, snapshot, user.id, false);
     await sendSubscriberActivationEvents(app, tx, snapshot, user.id, "peer_remove");
   }
@@ -442,8 +449,24 @@ export async function doReactivateUser(app: App, tx: Tx, target: UserRow): Promi
     ...activeUserIds(snapshot),
     target.id,
   ]);
+  if (bool(target.is_bot)) {
+    tx.sendEventOnCommit(
+      target.realm_id,
+      realmBotActivationEvent(target.id, true),
+      botAdministratorIds(snapshot, target),
+    );
+  }
   sendMembershipEventsForActivation(tx, snapshot, target.id, true);
   await sendSubscriberActivationEvents(app, tx, snapshot, target.id, "peer_add");
+}
+
+/** Who administers a bot (Zulip's bot_owner_user_ids): the administrators and its owner. */
+function botAdministratorIds(snapshot: RealmSnapshot, bot: UserRow): number[] {
+  const ids = new Set(
+    [...snapshot.users].filter((u) => bool(u.is_active) && isAdminRole(u.role)).map((u) => u.id),
+  );
+  if (bot.bot_owner_id !== null) ids.add(bot.bot_owner_id);
+  return [...ids];
 }
 
 /**

@@ -1,11 +1,16 @@
 import { badRequest } from "../errors.js";
+import { checkEventNarrow } from "../lib/narrow/event-filter.js";
 import { fetchInitialState } from "../queries/register.js";
+import { isGuestRole } from "../world/roles.js";
 import { CLIENT_CAPABILITIES, type QueueOptions } from "../events/types.js";
 import { defineEndpoint } from "../http/endpoint.js";
 import { check, p, type Check } from "../params.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../presenters/realm.js";
 
-/** Narrow terms for /register: [operator, operand] pairs or {operator, operand} objects. */
+/**
+ * Narrow terms for /register: [operator, operand] pairs or {operator, operand} objects.
+ * An event queue's narrow cannot be negated (Zulip's takes pairs only).
+ */
 const registerNarrowTerm: Check<readonly [string, string]> = (value, name) => {
   if (Array.isArray(value)) {
     const [operator, operand] = check.list(check.str(), { minLength: 2, maxLength: 2 })(value, name);
@@ -16,6 +21,7 @@ const registerNarrowTerm: Check<readonly [string, string]> = (value, name) => {
     operand: { required: true, check: check.anyOf<string | number>(check.str(), check.int()) },
     negated: { required: false, check: check.bool() },
   })(value, name);
+  if (term.negated === true) throw badRequest(`${name}: negated terms are not supported for event queues`);
   return [term.operator, String(term.operand)] as const;
 };
 
@@ -63,6 +69,11 @@ export const register = defineEndpoint({
     queue_lifespan_secs: p.int({ min: 0 }).optional(),
   },
   async handler({ app, user, realm, params, request }) {
+    // Guests may not read every public channel (Zulip's can_access_public_streams).
+    if (params.all_public_streams && isGuestRole(user.role)) {
+      throw badRequest("User not authorized for this query");
+    }
+    checkEventNarrow(params.narrow);
     const capabilities: Record<string, boolean> = {};
     for (const name of CLIENT_CAPABILITIES) {
       if (params.client_capabilities?.[name] === true) capabilities[name] = true;

@@ -1,4 +1,10 @@
-import { deleteMessageFlavour, messageFlavour } from "../presenters/events/messages.js";
+import {
+  deleteMessageFlavour,
+  messageFlavour,
+  updateMessageFlagsFlavour,
+  updateMessageFlavour,
+} from "../presenters/events/messages.js";
+import { typingEditMessageFlavour, typingFlavour } from "../presenters/events/typing.js";
 import { streamEventFlavour, subscriptionEventFlavour } from "../presenters/events/channels.js";
 import { realmUserFlavour, userSettingsFlavour } from "../presenters/events/users.js";
 import { userGroupFlavour } from "../presenters/events/user-groups.js";
@@ -16,19 +22,20 @@ export type FlavourTable = { readonly [T in ChatEventType]: Flavour<T> | null };
 
 export const FLAVOURS: FlavourTable = {
   message: messageFlavour,
-  update_message: null,
+  update_message: updateMessageFlavour,
   delete_message: deleteMessageFlavour,
-  update_message_flags: null,
+  update_message_flags: updateMessageFlagsFlavour,
   reaction: null,
   submessage: null,
-  typing: null,
-  typing_edit_message: null,
+  typing: typingFlavour,
+  typing_edit_message: typingEditMessageFlavour,
   stream: streamEventFlavour,
   subscription: subscriptionEventFlavour,
   default_streams: null,
   channel_folder: null,
   realm: null,
   realm_user: realmUserFlavour,
+  realm_bot: null,
   user_group: userGroupFlavour,
   user_settings: userSettingsFlavour,
   user_status: null,

@@ -5,7 +5,15 @@ import { badEventQueueId } from "../errors.js";
 import type { EventSink } from "../db/tx.js";
 import { presentEvent } from "./flavours.js";
 import { EventQueue, type QueuedEvent, type QueueSnapshot } from "./queue.js";
-import type { ChatEvent, EventRecipients, QueueOptions } from "./types.js";
+import type { ChatEvent, EventRecipients, QueueOptions, WireEvent } from "./types.js";
+import { matchesEventNarrow, type NarrowedMessage } from "../lib/narrow/event-filter.js";
+
+/** A message event as a queue would get it passes the queue's narrow (if any). */
+function acceptsMessage(queue: EventQueue, event: WireEvent): boolean {
+  const { narrow } = queue.options;
+  if (narrow.length === 0) return true;
+  return matchesEventNarrow(narrow, event.message as NarrowedMessage, event.flags as string[]);
+}
 
 /** The user a `realm_user` update deactivates, if it does. */
 function deactivatedUserId(event: ChatEvent): number | null {
@@ -27,6 +35,8 @@ export interface HubSettings {
 export class EventHub implements EventSink {
   private readonly queues = new Map<string, EventQueue>();
   private readonly queuesByUser = new Map<number, Set<EventQueue>>();
+  /** Queues registered with all_public_streams, by realm. */
+  private readonly allPublicStreamsQueues = new Map<number, Set<EventQueue>>();
   private gcTimer: NodeJS.Timeout | null = null;
   private stopped = false;
 
@@ -74,6 +84,9 @@ export class EventHub implements EventSink {
     const own = this.queuesByUser.get(queue.userId);
     own?.delete(queue);
     if (own?.size === 0) this.queuesByUser.delete(queue.userId);
+    const firehose = this.allPublicStreamsQueues.get(queue.realmId);
+    firehose?.delete(queue);
+    if (firehose?.size === 0) this.allPublicStreamsQueues.delete(queue.realmId);
   }
 
   /** Drops every queue of a user. */
@@ -88,24 +101,40 @@ export class EventHub implements EventSink {
     if (deactivated !== null) this.deleteQueuesOfUser(deactivated);
     const perUser: ReadonlyMap<number, Record<string, unknown>> | null =
       recipients instanceof Map ? (recipients as ReadonlyMap<number, Record<string, unknown>>) : null;
-    const userIds: Iterable<number> = perUser ? perUser.keys() : (recipients as Iterable<number>);
-    for (const userId of new Set(userIds)) {
-      const queues = this.queuesByUser.get(userId);
-      if (!queues) continue;
+    const userIds = new Set<number>(perUser ? perUser.keys() : (recipients as Iterable<number>));
+    for (const userId of userIds) {
       const extra = perUser?.get(userId);
-      for (const queue of queues) {
-        if (queue.realmId !== realmId) continue;
-        const types = queue.options.eventTypes;
-        if (types !== null && !types.includes(event.type)) continue;
-        const shaped = presentEvent(event, { userId, queueId: queue.id, options: queue.options, extra });
-        if (shaped === null) continue;
-        for (const one of Array.isArray(shaped) ? shaped : [shaped]) queue.push(one);
-        if (queue.events.length > this.settings.maxQueueEvents) {
-          this.logger.warn(`event queue ${queue.id} overflowed; dropping it`);
-          this.deleteQueue(queue);
-          break;
-        }
+      for (const queue of [...(this.queuesByUser.get(userId) ?? [])]) {
+        if (queue.realmId === realmId) this.deliver(queue, event, extra);
       }
+    }
+    // all_public_streams queues also get every message to a public channel (Zulip's
+    // get_client_descriptors_for_realm_all_streams), with no flags when not a recipient.
+    if (event.type === "message" && event._hints.publicChannel) {
+      for (const queue of [...(this.allPublicStreamsQueues.get(realmId) ?? [])]) {
+        if (!userIds.has(queue.userId)) this.deliver(queue, event, undefined);
+      }
+    }
+  }
+
+  /** One event to one queue: its type filter, its flavour, its narrow; overflow drops it. */
+  private deliver(queue: EventQueue, event: ChatEvent, extra: Record<string, unknown> | undefined): void {
+    const types = queue.options.eventTypes;
+    if (types !== null && !types.includes(event.type)) return;
+    const shaped = presentEvent(event, {
+      userId: queue.userId,
+      queueId: queue.id,
+      options: queue.options,
+      extra,
+    });
+    if (shaped === null) return;
+    for (const one of Array.isArray(shaped) ? shaped : [shaped]) {
+      if (one.type === "message" && !acceptsMessage(queue, one)) continue;
+      queue.push(one);
+    }
+    if (queue.events.length > this.settings.maxQueueEvents) {
+      this.logger.warn(`event queue ${queue.id} overflowed; dropping it`);
+      this.deleteQueue(queue);
     }
   }
 
@@ -161,5 +190,10 @@ export class EventHub implements EventSink {
     let own = this.queuesByUser.get(queue.userId);
     if (!own) this.queuesByUser.set(queue.userId, (own = new Set()));
     own.add(queue);
+    if (queue.options.allPublicStreams) {
+      let firehose = this.allPublicStreamsQueues.get(queue.realmId);
+      if (!firehose) this.allPublicStreamsQueues.set(queue.realmId, (firehose = new Set()));
+      firehose.add(queue);
+    }
   }
 }

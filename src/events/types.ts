@@ -40,6 +40,7 @@ export type ChatEvent =
   | ChannelFolderEvent
   | RealmEvent
   | RealmUserEvent
+  | RealmBotEvent
   | UserGroupEvent
   | UserSettingsEvent
   | UserStatusEvent
@@ -70,6 +71,12 @@ export type WireEvent = { readonly type: string; readonly [key: string]: unknown
 
 // ---- messages ----
 
+/**
+ * The realm's name for the empty topic, on events that name an empty topic: clients
+ * without the empty_topic_name capability get it instead of "". A hint, never sent.
+ */
+export type EmptyTopicHint = { _emptyTopicName?: string };
+
 /** A new message. Per recipient: {flags}. */
 export type MessageEvent = { type: "message"; message: WireMessage; _hints: MessageEventHints };
 
@@ -95,17 +102,17 @@ export type UpdateMessageEvent = {
   content?: string;
   rendered_content?: string;
   is_me_message?: boolean;
-};
+} & EmptyTopicHint;
 
 /** Messages of one conversation deleted (or moved out of the recipient's sight). */
 export type DeleteMessageEvent =
-  | {
+  | ({
       type: "delete_message";
       message_ids: number[];
       message_type: "stream";
       stream_id: number;
       topic: string;
-    }
+    } & EmptyTopicHint)
   | { type: "delete_message"; message_ids: number[]; message_type: "private" };
 
 export type UpdateMessageFlagsEvent = {
@@ -117,7 +124,7 @@ export type UpdateMessageFlagsEvent = {
   all: boolean;
   /** Removing `read`: what the client needs to count the messages unread again. */
   message_details?: Record<string, WireUnreadDetails>;
-};
+} & EmptyTopicHint;
 
 export type ReactionEvent = {
   type: "reaction";
@@ -140,14 +147,14 @@ export type SubmessageEvent = {
 export type TypingUser = { user_id: number; email: string };
 
 export type TypingEvent =
-  | {
+  | ({
       type: "typing";
       message_type: "stream";
       op: "start" | "stop";
       sender: TypingUser;
       stream_id: number;
       topic: string;
-    }
+    } & EmptyTopicHint)
   | {
       type: "typing";
       message_type: "direct";
@@ -167,7 +174,7 @@ export type TypingEditMessageEvent = {
   sender_id: number;
   message_id: number;
   recipient: TypingEditRecipient;
-};
+} & EmptyTopicHint;
 
 // ---- channels ----
 
@@ -230,6 +237,13 @@ export type PersonUpdate = { user_id: number } & (
 export type RealmUserEvent =
   /** A new user; `person` is per recipient (what each may see of them). */
   { type: "realm_user"; op: "add" } | { type: "realm_user"; op: "update"; person: PersonUpdate };
+
+/** A bot's changes, for those who administer it (realm_bots in /register). */
+export type RealmBotEvent = {
+  type: "realm_bot";
+  op: "update";
+  bot: { user_id: number; is_active: boolean };
+};
 
 /** A user_group event as clients get it. */
 export type UserGroupWireEvent =

@@ -69,6 +69,8 @@ export type MessageEventHints = {
   emptyTopicDisplayName: string;
   /** May a client_gravatar client compute the sender's avatar itself? */
   senderAvatarComputable: boolean;
+  /** Sent to a channel that is not invite-only: all_public_streams queues get it too. */
+  publicChannel?: boolean;
   echo?: LocalEcho;
 };
 

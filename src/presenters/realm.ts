@@ -8,6 +8,7 @@ import { LIMITS, emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../lib/passwords.js";
 import { emojiDataUrl } from "../render/emoji-table.js";
 import { OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS } from "../lib/presence.js";
+import { SERVER_SUPPORTED_PERMISSION_SETTINGS, legacyRealmPolicies } from "./realm-compat.js";
 
 /** Server identity and limits shared by /server_settings and /register. */
 export const ZULIP_FEATURE_LEVEL = 496;
@@ -20,6 +21,19 @@ export const DEFAULT_REALM_ICON_PATH = "/static/images/logo/chatd-icon-128x128.p
 export function realmIconUrl(config: Config, realm: RealmRow): string {
   return `${realmUrl(config)}${DEFAULT_REALM_ICON_PATH}?version=${realm.icon_version}`;
 }
+
+/** chatd sends no email, digests included. */
+const SEND_DIGEST_EMAILS = false;
+
+/** Zulip's GIPHY_RATING_OPTIONS: what realm_giphy_rating may be. */
+const GIPHY_RATING_OPTIONS = {
+  disabled: { name: "GIPHY integration disabled", id: 0 },
+  y: { name: "Allow GIFs rated Y (Very young audience)", id: 1 },
+  g: { name: "Allow GIFs rated G (General audience)", id: 2 },
+  pg: { name: "Allow GIFs rated PG (Parental guidance)", id: 3 },
+  "pg-13": { name: "Allow GIFs rated PG-13 (Parental guidance - under 13)", id: 4 },
+  r: { name: "Allow GIFs rated R (Restricted)", id: 5 },
+};
 
 /** POST /register's `realm` fetch type: realm_* settings, server limits and timings. */
 export function presentRealmState(
@@ -71,13 +85,21 @@ export function presentRealmState(
     realm_inline_url_embed_preview: bool(realm.inline_url_embed_preview),
     realm_presence_disabled: bool(realm.presence_disabled),
     realm_send_welcome_emails: bool(realm.send_welcome_emails),
-    realm_digest_emails_enabled: bool(realm.digest_emails_enabled),
+    // As Zulip: only where the server sends digest emails, which chatd never does.
+    realm_digest_emails_enabled: bool(realm.digest_emails_enabled) && SEND_DIGEST_EMAILS,
+    settings_send_digest_emails: SEND_DIGEST_EMAILS,
     realm_digest_weekday: realm.digest_weekday,
     realm_enable_guest_user_indicator: bool(realm.enable_guest_user_indicator),
     realm_enable_guest_user_dm_warning: bool(realm.enable_guest_user_dm_warning),
     realm_default_code_block_language: realm.default_code_block_language,
     realm_video_chat_provider: realm.video_chat_provider,
     realm_giphy_rating: realm.giphy_rating,
+    giphy_rating_options: GIPHY_RATING_OPTIONS,
+    // No video call provider is offered (see realm_available_video_chat_providers), so
+    // no Jitsi server is configured; Zulip then sends null for all three.
+    realm_jitsi_server_url: null,
+    server_jitsi_server_url: null,
+    jitsi_server_url: null,
     realm_org_type: realm.org_type,
     realm_plan_type: 1,
     realm_is_zephyr_mirror_realm: false,
@@ -110,6 +132,8 @@ export function presentRealmState(
     server_inline_image_preview: true,
     server_inline_url_embed_preview: false,
     server_emoji_data_url: emojiDataUrl(url),
+    // chatd stores no uploads, so it makes no thumbnails.
+    server_thumbnail_formats: [],
     server_avatar_changes_disabled: false,
     server_name_changes_disabled: false,
     server_needs_upgrade: false,
@@ -120,8 +144,13 @@ export function presentRealmState(
     server_typing_started_expiry_period_milliseconds: 15000,
     server_typing_stopped_wait_period_milliseconds: 5000,
     server_typing_started_wait_period_milliseconds: 10000,
+    // Zulip's defaults; chatd never deactivates or deletes an organization.
+    server_min_deactivated_realm_deletion_days: 14,
+    server_max_deactivated_realm_deletion_days: null,
+    server_supported_permission_settings: SERVER_SUPPORTED_PERMISSION_SETTINGS,
     event_queue_longpoll_timeout_seconds: longpollTimeoutSecs,
     ...LIMITS,
+    ...legacyRealmPolicies(snapshot),
     ...jsonColumn<Record<string, unknown>>(realm.extra_settings, {}),
   };
   for (const name of REALM_GROUP_SETTING_NAMES) {

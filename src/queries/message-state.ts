@@ -1,11 +1,13 @@
 import type { Knex } from "knex";
 import { RECIPIENT_TYPE } from "../db/channel-rows.js";
-import type { StateContext } from "./state-context.js";
+import { wantsType, type StateContext } from "./state-context.js";
 import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
 import { groupMembersById } from "../lib/direct-message-groups.js";
 import { unreadMessages } from "../lib/unread.js";
 import { maxMessageIdForUser } from "../lib/user-messages.js";
 import { loadWorld } from "../cache/world.js";
+import { hasCapability } from "../events/types.js";
+import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 
 /** Zulip's RECENT_CONVERSATIONS_LIMIT: how many of the newest direct messages are scanned. */
 export const RECENT_CONVERSATIONS_LIMIT = 1000;
@@ -76,10 +78,21 @@ export async function fetchRecentPrivateConversationsState(
   return { recent_private_conversations: await recentPrivateConversations(ctx.knex, ctx.user.id) };
 }
 
-/** The `update_message_flags` fetch type: `unread_msgs` (Zulip sends it with `message`). */
+/**
+ * `unread_msgs`, for `update_message_flags` and `message` together, as Zulip: keeping
+ * unread counts current needs both the flag updates and the new messages.
+ */
 export async function fetchUnreadState(ctx: StateContext): Promise<Record<string, unknown>> {
+  if (!wantsType(ctx, "message")) return {};
   const world = await loadWorld(ctx.app, ctx.knex, ctx.realm);
-  return { unread_msgs: await unreadMessages(ctx.knex, world, ctx.user.id) };
+  const unread = await unreadMessages(ctx.knex, world, ctx.user.id);
+  if (hasCapability(ctx.options, "empty_topic_name")) return { unread_msgs: unread };
+  // Clients without empty_topic_name know the empty topic by the realm's name for it.
+  const name = emptyTopicDisplayName(ctx.realm.realm);
+  const streams = unread.streams
+    .map((s) => (s.topic === "" ? { ...s, topic: name } : s))
+    .sort((a, b) => a.stream_id - b.stream_id || (a.topic < b.topic ? -1 : 1));
+  return { unread_msgs: { ...unread, streams } };
 }
 
 /** Zulip's limit on starred_messages. */

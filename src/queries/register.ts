@@ -22,6 +22,23 @@ import { fetchRealmUserGroupsState } from "./realm-state.js";
 import { fetchSavedSnippetsState } from "./saved-snippets.js";
 import { fetchRemindersState, fetchScheduledMessagesState } from "./scheduled-messages.js";
 import { fetchUserStatusState } from "./user-status.js";
+import { fetchRealmBotsState } from "./realm-bots.js";
+import {
+  fetchDefaultStreamGroupsState,
+  fetchEmbeddedBotsState,
+  fetchGiphyState,
+  fetchIncomingWebhookBotsState,
+  fetchOnboardingStepsState,
+  fetchPushDevicesState,
+  fetchRealmBillingState,
+  fetchRealmDomainsState,
+  fetchRealmEmojiState,
+  fetchRealmFiltersState,
+  fetchRealmLinkifiersState,
+  fetchRealmPlaygroundsState,
+  fetchStopWordsState,
+  fetchVideoCallsState,
+} from "./unbuilt-features.js";
 import type { StateContext, StateFetcher } from "./state-context.js";
 
 /**
@@ -53,6 +70,22 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   muted_topics: fetchMutedTopicsState,
   muted_users: fetchMutedUsersState,
   alert_words: fetchAlertWordsState,
+  realm_bot: fetchRealmBotsState,
+  // Features chatd does not have yet: their empty state (queries/unbuilt-features.ts).
+  realm_emoji: fetchRealmEmojiState,
+  realm_linkifiers: fetchRealmLinkifiersState,
+  realm_filters: fetchRealmFiltersState,
+  realm_playgrounds: fetchRealmPlaygroundsState,
+  realm_domains: fetchRealmDomainsState,
+  default_stream_groups: fetchDefaultStreamGroupsState,
+  realm_embedded_bots: fetchEmbeddedBotsState,
+  realm_incoming_webhook_bots: fetchIncomingWebhookBotsState,
+  onboarding_steps: fetchOnboardingStepsState,
+  video_calls: fetchVideoCallsState,
+  giphy: fetchGiphyState,
+  stop_words: fetchStopWordsState,
+  realm_billing: fetchRealmBillingState,
+  push_device: fetchPushDevicesState,
 };
 
 /** Builds the state for the requested types (all when null); unknown types are ignored. */

@@ -20,3 +20,7 @@ export interface StateContext {
 }
 
 export type StateFetcher = (ctx: StateContext) => Promise<Record<string, unknown>>;
+
+/** Was this fetch type requested (or were all types, by omission)? */
+export const wantsType = (ctx: StateContext, type: string): boolean =>
+  ctx.fetchTypes === null || ctx.fetchTypes.includes(type);

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { App } from "../app.js";
 import type { ChannelFolderRow, ChannelRow } from "../db/channel-rows.js";
-import { bool, int, type UserRow } from "../db/rows.js";
+import { bool, int, jsonColumn, type UserRow } from "../db/rows.js";
 import type { StateContext } from "./state-context.js";
 import { hasCapability } from "../events/types.js";
 import {
@@ -124,18 +124,47 @@ export async function gatherSubscriptions(
 
 const archivedChannels = (ctx: StateContext) => hasCapability(ctx.options, "archived_channels");
 
+/** Channel notification settings an old client cannot take as null (inherit). */
+const INHERITABLE_NOTIFICATION_SETTINGS = [
+  "desktop_notifications",
+  "audible_notifications",
+  "push_notifications",
+  "email_notifications",
+] as const;
+
+/**
+ * Zulip's handle_stream_notifications_compatibility: for clients without the
+ * notification_settings_null capability, a channel setting left to inherit shows the
+ * user's own default for channel messages (enable_stream_<setting>; Zulip's default,
+ * false, until the user sets it).
+ */
+function withInheritedNotificationSettings(user: UserRow, sub: Record<string, unknown>) {
+  const settings = jsonColumn<Record<string, unknown>>(user.settings, {});
+  const shaped = { ...sub };
+  for (const name of INHERITABLE_NOTIFICATION_SETTINGS) {
+    if (shaped[name] === null) shaped[name] = settings[`enable_stream_${name}`] === true;
+  }
+  return shaped;
+}
+
 /** The `subscription` fetch type: subscriptions, unsubscribed, never_subscribed. */
 export async function fetchSubscriptionState(ctx: StateContext): Promise<Record<string, unknown>> {
   const world = await loadWorld(ctx.app, ctx.knex, ctx.realm);
+  const lists = await gatherSubscriptions(
+    ctx.app,
+    ctx.knex,
+    world,
+    ctx.user,
+    ctx.includeSubscribers,
+    archivedChannels(ctx),
+  );
+  if (hasCapability(ctx.options, "notification_settings_null")) return { ...lists };
+  const compatible = (list: Record<string, unknown>[]) =>
+    list.map((sub) => withInheritedNotificationSettings(ctx.user, sub));
   return {
-    ...(await gatherSubscriptions(
-      ctx.app,
-      ctx.knex,
-      world,
-      ctx.user,
-      ctx.includeSubscribers,
-      archivedChannels(ctx),
-    )),
+    ...lists,
+    subscriptions: compatible(lists.subscriptions),
+    unsubscribed: compatible(lists.unsubscribed),
   };
 }
 

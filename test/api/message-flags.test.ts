@@ -104,7 +104,9 @@ describe("message flags and unread state", function () {
       const c = await sendDirect(own.hamlet, [own.othello], "psst");
       const d = await sendDirect(own.cordelia, [own.othello, own.hamlet], "all three");
       const mine = await sendDirect(own.othello, [own.othello], "note to self");
-      const state = await register(own.othello.client, { fetch_event_types: ["update_message_flags"] });
+      const state = await register(own.othello.client, {
+        fetch_event_types: ["message", "update_message_flags"],
+      });
       const unread = state.unread_msgs as Record<string, unknown>;
       expect(unread.pms).to.deep.equal(
         [

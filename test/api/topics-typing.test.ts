@@ -61,8 +61,14 @@ describe("topics and typing", function () {
   });
 
   describe("POST /typing", function () {
+    // Channel typing needs the stream_typing_notifications capability (client-capabilities.test.ts).
     const listen = async (user: TestUser) =>
-      ((await register(user.client, { event_types: ["typing"] })) as { queue_id: string }).queue_id;
+      (
+        (await register(user.client, {
+          event_types: ["typing"],
+          client_capabilities: { stream_typing_notifications: true },
+        })) as { queue_id: string }
+      ).queue_id;
 
     it("notifies a direct conversation's participants, the sender included", async function () {
       const queues = new Map<TestUser, string>();

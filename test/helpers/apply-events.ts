@@ -22,6 +22,8 @@ export interface ApplyContext {
   userId?: number;
   /** include_subscribers of the register request. */
   includeSubscribers?: boolean | "partial";
+  /** client_capabilities of the register request. */
+  capabilities?: Record<string, boolean>;
 }
 export type Applier = (state: State, event: Event, ctx: ApplyContext) => void;
 
@@ -547,6 +549,28 @@ function applyDevice(state: State, event: Event): void {
   }
 }
 
+function applyRealmBot(state: State, event: Event): void {
+  const bots = state.realm_bots as Event[] | undefined;
+  const bot = bots?.find((b) => b.user_id === event.bot.user_id);
+  if (event.op === "update" && bot) Object.assign(bot, event.bot);
+}
+
+/**
+ * Zulip's post_process_state for clients without notification_settings_null: a channel
+ * notification setting left to inherit shows the user's default (false until set).
+ */
+function inheritNotificationSettings(state: State, ctx: ApplyContext): void {
+  if (ctx.capabilities?.notification_settings_null) return;
+  for (const list of ["subscriptions", "unsubscribed"]) {
+    for (const sub of (state[list] as Event[] | undefined) ?? []) {
+      for (const name of ["desktop", "audible", "push", "email"]) {
+        const key = `${name}_notifications`;
+        if (sub[key] === null) sub[key] = state.user_settings?.[`enable_stream_${key}`] ?? false;
+      }
+    }
+  }
+}
+
 export const APPLIERS: Record<string, Applier> = {
   heartbeat: () => undefined,
   update_message_flags: (state, event, ctx) => {
@@ -586,6 +610,7 @@ export const APPLIERS: Record<string, Applier> = {
   scheduled_messages: timedItemsApplier("scheduled_messages", "scheduled_message_id"),
   reminders: timedItemsApplier("reminders", "reminder_id"),
   realm: applyRealm,
+  realm_bot: applyRealmBot,
   subscription: applySubscription,
   stream: applyStream,
   channel_folder: applyChannelFolder,
@@ -604,6 +629,7 @@ export function applyEvents(state: State, events: Event[], ctx: ApplyContext = {
     applier(state, structuredClone(event), ctx);
   }
   recomputeOwnPermissions(state, ctx);
+  inheritNotificationSettings(state, ctx);
   return state;
 }
 

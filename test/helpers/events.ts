@@ -50,9 +50,12 @@ export async function verifyRegisterParity(
     (e) => e.type !== "heartbeat",
   );
   const include = registerParams.include_subscribers;
+  const capabilities = registerParams.client_capabilities;
   const applied = applyEvents(stable(before), events, {
     userId: me.user_id as number,
     includeSubscribers: include === "partial" ? "partial" : include === true || include === "true",
+    capabilities: (typeof capabilities === "string" ? JSON.parse(capabilities) : capabilities) as
+      Record<string, boolean> | undefined,
   });
   const fresh = stable(await register(client, registerParams));
   const differing = Object.keys({ ...applied, ...fresh }).filter(

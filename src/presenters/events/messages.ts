@@ -12,6 +12,7 @@ import {
 } from "../../events/types.js";
 import type { LocalEcho, WireEmoji, WireMessage, WireUnreadDetails } from "../../events/wire-types.js";
 import { EMAIL_VISIBILITY } from "../../permissions/email-visibility.js";
+import { emptyTopicHint, presentEmptyTopics, presentEmptyTopicsIn } from "./empty-topic.js";
 
 /** Message events: new messages, edits and moves, deletions, flags, reactions and submessages. */
 
@@ -19,7 +20,7 @@ export function messageEvent(
   message: WireMessage,
   sender: UserRow,
   emptyTopicDisplayName: string,
-  echo?: LocalEcho,
+  options: { echo?: LocalEcho; publicChannel?: boolean } = {},
 ): MessageEvent {
   return {
     type: "message",
@@ -28,7 +29,8 @@ export function messageEvent(
       emptyTopicDisplayName,
       senderAvatarComputable:
         sender.email_address_visibility === EMAIL_VISIBILITY.EVERYONE && sender.avatar_source === "G",
-      ...(echo ? { echo } : {}),
+      ...(options.echo ? { echo: options.echo } : {}),
+      ...(options.publicChannel ? { publicChannel: true } : {}),
     },
   };
 }
@@ -77,6 +79,8 @@ export interface MessageEdit {
   /** A topic edit or a move: the topic before, and the new one if it changed. */
   topic?: { propagateMode: PropagateMode; orig: string; renamed?: string };
   content?: ContentEdit;
+  /** The realm's name for the empty topic (for clients without empty_topic_name). */
+  emptyTopicName: string;
 }
 
 /** update_message: one event for an edit or a move, to everyone who has an edited message. */
@@ -94,13 +98,20 @@ export function updateMessageEvent(edit: MessageEdit): UpdateMessageEvent {
     ...(topic ? { propagate_mode: topic.propagateMode, orig_subject: topic.orig } : {}),
     ...(topic?.renamed !== undefined ? { subject: topic.renamed, topic_links: [] } : {}),
     ...(edit.content ?? {}),
+    ...(topic ? emptyTopicHint(edit.emptyTopicName, topic.orig, topic.renamed) : {}),
   };
 }
+
+/** update_message for one queue: the recipient's flags, and the empty topic's name. */
+export const updateMessageFlavour: Flavour<"update_message"> = (event, { options, extra }) => ({
+  ...presentEmptyTopics(event, options, ["orig_subject", "subject"]),
+  ...(extra ?? {}),
+});
 
 /** delete_message for messages of one conversation: a channel topic, or direct messages. */
 export function deleteMessageEvent(
   messageIds: number[],
-  channel?: { id: number; topic: string },
+  channel?: { id: number; topic: string; emptyTopicName: string },
 ): DeleteMessageEvent {
   return channel
     ? {
@@ -109,6 +120,7 @@ export function deleteMessageEvent(
         message_type: "stream",
         stream_id: channel.id,
         topic: channel.topic,
+        ...emptyTopicHint(channel.emptyTopicName, channel.topic),
       }
     : { type: "delete_message", message_ids: messageIds, message_type: "private" };
 }
@@ -118,8 +130,9 @@ export function deleteMessageEvent(
  * bulk_message_deletion capability, else Zulip's legacy form, one event per message.
  */
 export const deleteMessageFlavour: Flavour<"delete_message"> = (event, ctx) => {
-  if (hasCapability(ctx.options, "bulk_message_deletion")) return event;
-  const { message_ids: ids, ...rest } = event;
+  const shaped = event.message_type === "stream" ? presentEmptyTopics(event, ctx.options, ["topic"]) : event;
+  if (hasCapability(ctx.options, "bulk_message_deletion")) return shaped;
+  const { message_ids: ids, ...rest } = shaped;
   return ids.map((id) => ({ ...rest, message_id: id }));
 };
 
@@ -128,8 +141,15 @@ export function updateMessageFlagsEvent(
   op: "add" | "remove",
   flag: string,
   messageIds: number[],
-  options: { all?: boolean; messageDetails?: Record<string, WireUnreadDetails> } = {},
+  options: {
+    all?: boolean;
+    messageDetails?: Record<string, WireUnreadDetails>;
+    /** The realm's name for the empty topic, should a message detail name it. */
+    emptyTopicName?: string;
+  } = {},
 ): UpdateMessageFlagsEvent {
+  const details = options.messageDetails;
+  const topics = Object.values(details ?? {}).map((d) => d.topic as string | undefined);
   return {
     type: "update_message_flags",
     op,
@@ -137,7 +157,8 @@ export function updateMessageFlagsEvent(
     flag,
     messages: messageIds,
     all: options.all ?? false,
-    ...(options.messageDetails ? { message_details: options.messageDetails } : {}),
+    ...(details ? { message_details: details } : {}),
+    ...(options.emptyTopicName === undefined ? {} : emptyTopicHint(options.emptyTopicName, ...topics)),
   };
 }
 
@@ -174,3 +195,10 @@ export function submessageEvent(row: {
     content: row.content,
   };
 }
+
+/** update_message_flags for one queue: the empty topic named in message_details if need be. */
+export const updateMessageFlagsFlavour: Flavour<"update_message_flags"> = (event, { options }) => {
+  const { _emptyTopicName: name, ...rest } = event;
+  if (name === undefined || hasCapability(options, "empty_topic_name") || !rest.message_details) return rest;
+  return { ...rest, message_details: presentEmptyTopicsIn(rest.message_details, name) };
+};
