@@ -63,6 +63,7 @@ import {
 } from "./scheduled-messages.js";
 import { createReminder, deleteReminder, getReminders } from "./reminders.js";
 import { getServerSettings } from "./server-settings.js";
+import { getAttachments, getFileTemporaryUrl, removeAttachment, uploadFile } from "./uploads.js";
 import { updateSettings } from "./settings.js";
 import { muteUser, unmuteUser } from "./muted-users.js";
 import { updateMutedTopic, updateUserTopic } from "./user-topics.js";
@@ -218,6 +219,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
   updateChannelFolder,
   // messages
   sendMessage,
+  // uploaded files
+  uploadFile,
+  getFileTemporaryUrl,
+  getAttachments,
+  removeAttachment,
   // reading messages
   getMessages,
   getMessagesMatchesNarrow,
