@@ -17,7 +17,7 @@ import { dirname, join, relative, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { randomBytes } from "node:crypto";
 import { isSafeKey, type BlobEntry, type BlobInfo, type BlobStore } from "./index.js";
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, makePrivateDir } from "./private-files.js";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, ensurePrivateDir } from "../../db/private-files.js";
 
 const STALE_LOCK_MS = 24 * 3600 * 1000;
 
@@ -27,8 +27,8 @@ export class LocalBlobStore implements BlobStore {
 
   constructor(private readonly root: string) {
     this.temp = join(root, "tmp");
-    makePrivateDir(root);
-    makePrivateDir(this.temp);
+    ensurePrivateDir(root);
+    ensurePrivateDir(this.temp);
   }
 
   private path(key: string): string {
