@@ -11,6 +11,8 @@ import type { Db } from "./db/tx.js";
 import type { EventHub } from "./events/hub.js";
 import type { DueTimer } from "./lib/due-timer.js";
 import type { PreparedMessage } from "./lib/prepared-message.js";
+import type { JobQueue } from "./lib/job-queue.js";
+import type { BlobStore } from "./lib/storage/index.js";
 import type { Logger } from "./logger.js";
 
 /**
@@ -45,6 +47,10 @@ export interface App {
    * one timer, told of new due times after commits, started with the event queues.
    */
   readonly scheduledDelivery: DueTimer;
+  /** Uploaded files, thumbnails and avatars (<data_dir>/uploads). */
+  readonly uploads: BlobStore;
+  /** Background work off the request path (thumbnails), one job at a time. */
+  readonly jobs: JobQueue;
   readonly clock: Clock;
   readonly logger: Logger;
   /** scrypt cost of new password hashes (lib/passwords.ts); cheaper only in tests. */

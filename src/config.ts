@@ -29,6 +29,11 @@ export interface Config {
   readonly request_timeout_secs: number;
   readonly web_public_streams_enabled: boolean;
   readonly presence_flush_interval_ms: number;
+  readonly max_file_upload_size_mib: number;
+  readonly max_avatar_file_size_mib: number;
+  readonly realm_upload_quota_mib: number;
+  readonly unclaimed_upload_retention_days: number;
+  readonly upload_sweep_interval_secs: number;
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -150,6 +155,40 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     kind: "bool",
     description:
       "Zulip's WEB_PUBLIC_STREAMS_ENABLED: whether web-public channels may exist (an organization must also enable spectator access).",
+  },
+  max_file_upload_size_mib: {
+    kind: "int",
+    min: 1,
+    max: 1024 * 1024,
+    description:
+      "Largest file POST /user_uploads accepts, in MiB (Zulip's MAX_FILE_UPLOAD_SIZE; register's max_file_upload_size_mib). Enforced while the upload streams to disk.",
+  },
+  max_avatar_file_size_mib: {
+    kind: "int",
+    min: 1,
+    max: 1024,
+    description: "Largest image POST /users/me/avatar accepts, in MiB (register's max_avatar_file_size_mib).",
+  },
+  realm_upload_quota_mib: {
+    kind: "int",
+    min: 0,
+    max: 1024 * 1024 * 1024,
+    description:
+      "Total size of an organization's uploaded files, in MiB, beyond which uploads are refused (register's realm_upload_quota_mib). 0: no quota.",
+  },
+  unclaimed_upload_retention_days: {
+    kind: "int",
+    min: 1,
+    max: 36500,
+    description:
+      "Uploaded files that no message links are deleted this many days after upload (Zulip: five weeks).",
+  },
+  upload_sweep_interval_secs: {
+    kind: "int",
+    min: 1,
+    max: 7 * 24 * 3600,
+    description:
+      "How often the server deletes unclaimed uploads past their retention and stored files nothing refers to.",
   },
 };
 

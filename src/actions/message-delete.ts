@@ -54,6 +54,8 @@ export async function doDeleteMessages(
       holders.add(userId);
     await tx.knex("reactions").whereIn("message_id", part).delete();
     await tx.knex("submessages").whereIn("message_id", part).delete();
+    // Files these messages linked stay; unlinked ones are swept after the retention period.
+    await tx.knex("attachment_messages").whereIn("message_id", part).delete();
     await tx.knex("user_messages").whereIn("message_id", part).delete();
     await tx.knex("messages").whereIn("id", part).delete();
   }

@@ -23,6 +23,7 @@ import { userHasChannelPermission, userHasRealmPermission } from "../permissions
 import { checkTopic, normalizeContent, truncateTopic } from "../lib/message-content.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { loadWorld } from "../cache/world.js";
+import { doUpdateAttachmentClaims } from "./uploads.js";
 import type { PropagateMode } from "../events/types.js";
 import {
   deleteMessageEvent,
@@ -296,6 +297,12 @@ async function editContent(
       .update({ flags: tx.knex.raw(`(flags & ${~RECOMPUTED_BITS & 0x7fffffff}) | ${bits}`) });
   }
   await reindexMessages(tx.knex, [{ id: message.id, topic: message.topic, text: htmlToText(rendered.html) }]);
+  await doUpdateAttachmentClaims(
+    tx,
+    world,
+    { id: message.id, realmId: world.realm.id, sender: user },
+    rendered.potentialAttachmentPathIds,
+  );
   return {
     orig_content: message.content,
     orig_rendered_content: message.rendered_content,

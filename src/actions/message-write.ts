@@ -14,6 +14,7 @@ import { messageEvent } from "../presenters/events/messages.js";
 import { presentMessage, type MessageRow } from "../presenters/messages.js";
 import { presentSubmessage } from "../presenters/submessages.js";
 import { plainText } from "../render/message.js";
+import { doClaimForSentMessages } from "./uploads.js";
 import type { RealmSnapshot } from "../world/realm.js";
 
 /**
@@ -100,7 +101,7 @@ export async function doSendMessages(
       topic_key: message.topic.toLowerCase(),
       has_link: message.rendered.hasLink,
       has_image: message.rendered.hasImage,
-      // Set only when the message links to uploaded files that exist; chatd has no uploads.
+      // Set by the claims below, when the message links uploaded files the sender may read.
       has_attachment: false,
     });
   }
@@ -116,6 +117,16 @@ export async function doSendMessages(
   await indexMessages(
     tx.knex,
     rows.map((row) => ({ id: row.id, topic: row.topic, text: plainText(row.rendered_content) })),
+  );
+  await doClaimForSentMessages(
+    app,
+    tx,
+    messages.map((message, i) => ({
+      id: rows[i]!.id,
+      realmId: message.realm.id,
+      sender: message.sender,
+      pathIds: message.rendered.potentialAttachmentPathIds,
+    })),
   );
 
   for (const [i, message] of messages.entries()) {

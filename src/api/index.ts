@@ -63,6 +63,8 @@ import {
 } from "./scheduled-messages.js";
 import { createReminder, deleteReminder, getReminders } from "./reminders.js";
 import { getServerSettings } from "./server-settings.js";
+import { getAttachments, getFileTemporaryUrl, removeAttachment, uploadFile } from "./uploads.js";
+import { deleteAvatar, setAvatar } from "./avatar.js";
 import { updateSettings } from "./settings.js";
 import { muteUser, unmuteUser } from "./muted-users.js";
 import { updateMutedTopic, updateUserTopic } from "./user-topics.js";
@@ -140,6 +142,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   updateOwnProfileData,
   removeOwnProfileData,
   updateSettings,
+  setAvatar,
+  deleteAvatar,
   // custom profile fields
   getCustomProfileFields,
   createCustomProfileField,
@@ -218,6 +222,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
   updateChannelFolder,
   // messages
   sendMessage,
+  // uploaded files
+  uploadFile,
+  getFileTemporaryUrl,
+  getAttachments,
+  removeAttachment,
   // reading messages
   getMessages,
   getMessagesMatchesNarrow,

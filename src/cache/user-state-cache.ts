@@ -86,6 +86,7 @@ export class UserStateCache {
       case "muted_topics":
       case "muted_users":
       case "alert_words":
+      case "attachment":
         // Nothing cached here depends on these; a new event type must decide.
         break;
     }

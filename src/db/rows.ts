@@ -87,6 +87,8 @@ export interface UserRow {
   timezone: string;
   avatar_source: string;
   avatar_version: number;
+  /** An uploaded avatar's files: "<realm_id>/<salted hash>" (+ ".png", "-medium.png"). */
+  avatar_file?: string | null;
   email_address_visibility: number;
   password_hash: string | null;
   default_language: string;

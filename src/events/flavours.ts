@@ -45,6 +45,7 @@ export const FLAVOURS: FlavourTable = {
   drafts: null,
   scheduled_messages: null,
   reminders: null,
+  attachment: null,
   device: null,
   presence: presenceFlavour,
   user_topic: userTopicFlavour,

@@ -1,5 +1,6 @@
 import type {
   MessageEventHints,
+  WireAttachment,
   WireChannel,
   WireChannelFolder,
   WireDraft,
@@ -55,7 +56,8 @@ export type ChatEvent =
   | UserTopicEvent
   | MutedTopicsEvent
   | MutedUsersEvent
-  | AlertWordsEvent;
+  | AlertWordsEvent
+  | AttachmentEvent;
 
 export type ChatEventType = ChatEvent["type"];
 
@@ -85,7 +87,8 @@ export type PropagateMode = "change_one" | "change_later" | "change_all";
 /** An edit (content, topic) or a move. Per recipient: {flags}. */
 export type UpdateMessageEvent = {
   type: "update_message";
-  user_id: number;
+  /** null for a re-rendering the server made (rendering_only: thumbnails). */
+  user_id: number | null;
   edit_timestamp: number;
   message_id: number;
   message_ids: number[];
@@ -314,6 +317,14 @@ export type ScheduledMessagesEvent =
 export type RemindersEvent =
   | { type: "reminders"; op: "add"; reminders: WireReminder[] }
   | { type: "reminders"; op: "remove"; reminder_id: number };
+
+/**
+ * A file the user uploaded was added, changed (the messages linking it) or removed; with
+ * the organization's total upload size. Sent to the uploader only.
+ */
+export type AttachmentEvent =
+  | { type: "attachment"; op: "add" | "update"; attachment: WireAttachment; upload_space_used: number }
+  | { type: "attachment"; op: "remove"; attachment: { id: number }; upload_space_used: number };
 
 /** A mobile device of the user registered or removed (no push fields: chatd has no push). */
 export type DeviceEvent = { type: "device"; op: "add" | "remove"; device_id: number };

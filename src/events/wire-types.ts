@@ -150,3 +150,13 @@ export type WireReminder = {
   failed: boolean;
   reminder_target_message_id: number;
 };
+
+/** An uploaded file (Zulip's Attachment.to_dict); times in milliseconds. */
+export type WireAttachment = {
+  id: number;
+  name: string;
+  path_id: string;
+  size: number;
+  create_time: number;
+  messages: Array<{ id: number; date_sent: number }>;
+};

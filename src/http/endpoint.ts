@@ -8,6 +8,7 @@ import { authenticate } from "./auth.js";
 import { requestParams } from "./body.js";
 import { parseParams, type ParamSpec, type ParamValues } from "../params.js";
 import { encodeWithRawJson } from "../lib/raw-json.js";
+import { discardUploads, receiveUpload, type UploadLimits, type UploadedFile } from "./upload.js";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
@@ -33,6 +34,8 @@ export interface AuthedContext<P> {
   realm: RealmSnapshot;
   params: P;
   request: RequestInfo;
+  /** The files of a multipart upload (endpoints with `upload` only; else empty). */
+  files: readonly UploadedFile[];
 }
 
 export interface AnonymousContext<P> {
@@ -51,6 +54,12 @@ export interface EndpointSpec<A extends AuthLevel, S extends ParamSpec> {
   path: string;
   auth: A;
   params: S;
+  /**
+   * The endpoint takes a file: its multipart body is streamed to a temporary file after
+   * authentication, within these limits (http/upload.ts), instead of going through the
+   * default body parser. Authenticated endpoints only.
+   */
+  upload?: A extends "anonymous" ? never : (app: App, user: UserRow) => UploadLimits;
   handler: Handler<A, ParamValues<S>>;
 }
 
@@ -60,6 +69,8 @@ export interface Endpoint {
   readonly auth: AuthLevel;
   /** Path parameters that are integer IDs: the router matches them to digits only. */
   readonly intPathParams: ReadonlySet<string>;
+  /** Parses its own (multipart, streamed) body: the default body parser skips it. */
+  readonly streamsBody: boolean;
   run(app: App, ctx: Context, pathParams: Readonly<Record<string, string>>): Promise<void>;
 }
 
@@ -73,6 +84,7 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
         .filter(([, param]) => param.intSegment)
         .map(([name]) => name),
     ),
+    streamsBody: spec.upload !== undefined,
     async run(app, ctx, pathParams) {
       const request = requestInfo(ctx);
       const raw = requestParams(ctx);
@@ -91,15 +103,24 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
         ctx.state.userId = user.id;
         if (spec.auth === "admin" && !isAdminRole(user.role)) throw mustBeAdmin();
         if (spec.auth === "owner" && !isOwnerRole(user.role)) throw mustBeOwner();
-        const parsed = parseParams(spec.params, raw, pathParams);
-        ignored = parsed.ignored;
-        data = await (spec.handler as Handler<"user", ParamValues<S>>)({
-          app,
-          user,
-          realm,
-          params: parsed.values,
-          request,
-        });
+        const upload = spec.upload
+          ? await receiveUpload(ctx, app.uploads.tempDir(), spec.upload(app, user))
+          : null;
+        try {
+          for (const [key, value] of upload?.fields ?? []) raw.set(key, value);
+          const parsed = parseParams(spec.params, raw, pathParams);
+          ignored = parsed.ignored;
+          data = await (spec.handler as Handler<"user", ParamValues<S>>)({
+            app,
+            user,
+            realm,
+            params: parsed.values,
+            request,
+            files: upload?.files ?? [],
+          });
+        } finally {
+          if (upload) await discardUploads(upload);
+        }
       }
       ctx.status = 200;
       const body = {

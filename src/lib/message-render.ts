@@ -10,6 +10,7 @@ import {
   type RealmEmojiInfo,
   type RenderContext,
   type RenderedMessage,
+  type UploadPreview,
 } from "../render/message.js";
 import type { ChannelSnapshot } from "../world/channels.js";
 import {
@@ -18,6 +19,7 @@ import {
   canAccessChannelMetadata,
 } from "../permissions/channel-access.js";
 import type { RealmSnapshot } from "../world/realm.js";
+import { loadUploadPreviews } from "./upload-previews.js";
 
 /**
  * Rendering a message being sent: scan what it may refer to, bulk-load just that (at
@@ -183,6 +185,10 @@ export async function loadRenderContext(scope: RenderScope, content: string): Pr
   const channels = await loadChannels(scope, refs.channelNames);
   const emoji = await loadRealmEmoji(scope, refs.emojiNames);
   const latest = refs.topics.length > 0 ? await loadLatestInTopics(scope, refs.topics, channels) : null;
+  // Zulip previews images only where the organization's inline_image_preview is on.
+  const previews = bool(realm.realm.inline_image_preview)
+    ? await loadUploadPreviews(scope.knex, realm.id, content)
+    : new Map<string, UploadPreview>();
 
   return {
     userByFullName: (name) => usersByName.get(name.toLowerCase()) ?? [],
@@ -200,6 +206,7 @@ export async function loadRenderContext(scope: RenderScope, content: string): Pr
     realmUrl: scope.realmUrl,
     latestMessageIdInTopic: (channelId, topic) => latest?.get(topicKey(channelId, topic)),
     now: scope.now,
+    uploadPreview: (pathId) => previews.get(pathId),
   };
 }
 

@@ -27,7 +27,10 @@ export interface PreparedMessage {
   topic: string;
   /** Normalized Markdown source. */
   content: string;
-  rendered: Pick<RenderedMessage, "html" | "isMeMessage" | "hasLink" | "hasImage">;
+  rendered: Pick<
+    RenderedMessage,
+    "html" | "isMeMessage" | "hasLink" | "hasImage" | "potentialAttachmentPathIds"
+  >;
   /** Sending client's name (`client` of the message). */
   client: string;
   /** display_recipient: the channel's name or the participants. */

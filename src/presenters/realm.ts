@@ -8,6 +8,7 @@ import { LIMITS, emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../lib/passwords.js";
 import { emojiDataUrl } from "../render/emoji-table.js";
 import { OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS } from "../lib/presence.js";
+import { THUMBNAIL_OUTPUT_FORMATS, formatName } from "../lib/images.js";
 import { SERVER_SUPPORTED_PERMISSION_SETTINGS, legacyRealmPolicies } from "./realm-compat.js";
 
 /** Server identity and limits shared by /server_settings and /register. */
@@ -107,7 +108,8 @@ export function presentRealmState(
     realm_password_auth_enabled: true,
     realm_push_notifications_enabled: false,
     realm_push_notifications_enabled_end_timestamp: null,
-    realm_upload_quota_mib: null,
+    // chatd's setting (one organization per server); 0 there means no quota, null here.
+    realm_upload_quota_mib: config.realm_upload_quota_mib === 0 ? null : config.realm_upload_quota_mib,
     realm_want_advertise_in_communities_directory: false,
     realm_require_e2ee_push_notifications: false,
     realm_message_content_allowed_in_email_notifications: true,
@@ -125,15 +127,20 @@ export function presentRealmState(
     password_min_length: PASSWORD_MIN_LENGTH,
     password_max_length: PASSWORD_MAX_LENGTH,
     password_min_guesses: 10000,
-    max_file_upload_size_mib: 0,
-    max_avatar_file_size_mib: 0,
+    max_file_upload_size_mib: config.max_file_upload_size_mib,
+    max_avatar_file_size_mib: config.max_avatar_file_size_mib,
     max_icon_file_size_mib: 0,
     max_logo_file_size_mib: 0,
     server_inline_image_preview: true,
     server_inline_url_embed_preview: false,
     server_emoji_data_url: emojiDataUrl(url),
-    // chatd stores no uploads, so it makes no thumbnails.
-    server_thumbnail_formats: [],
+    server_thumbnail_formats: THUMBNAIL_OUTPUT_FORMATS.map((format) => ({
+      name: formatName(format),
+      max_width: format.maxWidth,
+      max_height: format.maxHeight,
+      format: format.extension,
+      animated: format.animated,
+    })),
     server_avatar_changes_disabled: false,
     server_name_changes_disabled: false,
     server_needs_upgrade: false,

@@ -22,8 +22,19 @@ export function gravatarUrl(email: string, version: number, medium = false): str
  * says the client asked to (client_gravatar) and may (see `clientMayComputeGravatar`).
  */
 export function avatarUrl(target: UserRow, clientGravatar: boolean, medium = false): string | null {
+  const uploaded = uploadedAvatarUrl(target, medium);
+  if (uploaded !== null) return uploaded;
   if (clientGravatar && target.avatar_source === "G") return null;
   return gravatarUrl(target.delivery_email, target.avatar_version, medium);
+}
+
+/**
+ * An uploaded avatar (avatar_source "U"), served by chatd under /user_avatars (relative,
+ * as Zulip's local storage gives it); the file name holds the version, the query repeats it.
+ */
+export function uploadedAvatarUrl(target: UserRow, medium = false): string | null {
+  if (target.avatar_source !== "U" || !target.avatar_file) return null;
+  return `/user_avatars/${target.avatar_file}${medium ? "-medium" : ""}.png?version=${target.avatar_version}`;
 }
 
 /**

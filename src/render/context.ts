@@ -28,6 +28,16 @@ export interface RealmEmojiInfo {
   source_url: string;
 }
 
+/** What the renderer knows about an uploaded image (Zulip's MarkdownImageMetadata). */
+export interface UploadPreview {
+  /** The thumbnail's URL, or null while it is being made. */
+  url: string | null;
+  animated: boolean;
+  width: number;
+  height: number;
+  contentType: string;
+}
+
 export interface RenderContext {
   /** Users whose full name matches, case-insensitively (Zulip's full_name__iexact). Several = ambiguous. */
   userByFullName(name: string): MentionableUser[];
@@ -46,6 +56,8 @@ export interface RenderContext {
   latestMessageIdInTopic?(channelId: number, topic: string): number | undefined;
   /** Clock for `<time:...>` values that leave out the date (defaults to now). */
   now?: () => Date;
+  /** An uploaded image of the organization by path_id, with its thumbnail (previews). */
+  uploadPreview?(pathId: string): UploadPreview | undefined;
 }
 
 /** Per-render state, passed to markdown-it as its `env` (a type, so it fits markdown-it's Env). */

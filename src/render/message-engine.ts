@@ -15,6 +15,7 @@ import {
 import { channelLinkRule, userMentionRule } from "./md-mentions.js";
 import { postProcessRule } from "./md-post.js";
 import { sanitizeUrl } from "./urls.js";
+import { renderUploadPreview, uploadPreviewRule } from "./upload-previews.js";
 
 /**
  * The markdown-it instance for messages, configured once: Zulip's dialect (see the rule
@@ -67,7 +68,9 @@ function buildEngine(): MarkdownIt {
   md.inline.ruler.after("entity", "zulip_emoji", emojiRule);
 
   md.core.ruler.push("zulip_post", postProcessRule);
+  md.core.ruler.push("zulip_upload_previews", uploadPreviewRule);
   installRenderer(md);
+  md.renderer.rules.zulip_upload_preview = renderUploadPreview;
   return md;
 }
 

@@ -14,6 +14,7 @@ export type {
   MentionableUser,
   RealmEmojiInfo,
   RenderContext,
+  UploadPreview,
 } from "./context.js";
 export { plainText } from "./plain-text.js";
 export { scanReferences, type MessageReferences } from "./references.js";

@@ -5,6 +5,7 @@ import { Db, type BusyRetry } from "../db/tx.js";
 import { GroupCommit } from "../db/group-commit.js";
 import { doSendMessages } from "../actions/message-write.js";
 import { deliverDueScheduledMessages } from "../actions/scheduled-delivery.js";
+import { sweepUploads } from "../actions/uploads.js";
 import { EventHub } from "../events/hub.js";
 import type { EventRecipients } from "../events/types.js";
 import { drainOutbox } from "../events/outbox.js";
@@ -20,6 +21,9 @@ import { createLogger, type Logger } from "../logger.js";
 import { DueTimer } from "../lib/due-timer.js";
 import { SCRYPT_PARAMS, type ScryptParams } from "../lib/passwords.js";
 import type { App } from "../app.js";
+import { JobQueue } from "../lib/job-queue.js";
+import { LocalBlobStore } from "../lib/storage/local.js";
+import { uploadsDir } from "../lib/storage/paths.js";
 
 export interface CreateAppOptions {
   clock?: Clock;
@@ -91,6 +95,8 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     messageSends: new GroupCommit(db, (tx, messages) => doSendMessages(app, tx, messages)),
     presence: new PresenceStore(db, knex, logger),
     scheduledDelivery: new DueTimer(clock, logger, () => deliverDueScheduledMessages(app)),
+    uploads: new LocalBlobStore(uploadsDir(config)),
+    jobs: new JobQueue((name, err) => logger.error(`background job ${name} failed`, err)),
     clock,
     logger,
     scrypt: options.scrypt ?? SCRYPT_PARAMS,
@@ -112,6 +118,7 @@ export async function startEvents(app: App): Promise<void> {
   // Events of admin commands run while the server was down reach the restored queues.
   await drainOutbox(app.db);
   app.scheduledDelivery.start();
+  app.onClose.push(startUploadSweep(app));
   app.onClose.push(
     watchExternalChanges(app.db.knex, app.config.external_change_poll_ms, () => {
       app.realms.invalidateAll();
@@ -123,11 +130,29 @@ export async function startEvents(app: App): Promise<void> {
   );
 }
 
+/**
+ * The upload sweep (actions/uploads.ts): unclaimed files past their retention, stored
+ * bytes nothing names. On a timer, off the request path; one run at a time.
+ */
+function startUploadSweep(app: App): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    sweepUploads(app)
+      .catch((err: unknown) => app.logger.error("upload sweep failed", err))
+      .finally(() => (running = false));
+  }, app.config.upload_sweep_interval_secs * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 /** Saves presence and live queues (so clients survive a restart) and closes the database. */
 export async function closeApp(app: App, options: { saveQueues?: boolean } = {}): Promise<void> {
   for (const stop of app.onClose.splice(0)) stop();
   // A delivery in progress finishes (its transaction commits or rolls back) first.
   await app.scheduledDelivery.stop();
+  await app.jobs.close();
   app.events.stop();
   await app.presence.flush();
   if (app.presence.unflushed > 0)

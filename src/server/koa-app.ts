@@ -8,6 +8,7 @@ import { routeNotFound } from "../http/endpoint.js";
 import { Router } from "../http/router.js";
 import { homePage } from "./home-page.js";
 import { staticFiles } from "./static-files.js";
+import { userUploads } from "./user-uploads.js";
 
 const API_PREFIX = "/api/v1";
 
@@ -40,10 +41,12 @@ export function createHttpApp(app: App): Koa {
   // Outside /api/v1 and without a body: the emoji table clients fetch (server_emoji_data_url).
   koa.use(emojiData());
   const parseBody = bodyParser(app.config.body_limit_bytes);
-  // GET and HEAD carry no body: skip the parser's content-type checks entirely.
+  // GET and HEAD carry no body: skip the parser's content-type checks entirely. Uploads
+  // stream their own multipart bodies to disk (http/upload.ts).
   koa.use(async (ctx, next) => {
-    if (ctx.method === "GET" || ctx.method === "HEAD") await next();
-    else await parseBody(ctx, next);
+    if (ctx.method === "GET" || ctx.method === "HEAD" || streamsOwnBody(router, ctx.method, ctx.path)) {
+      await next();
+    } else await parseBody(ctx, next);
   });
   koa.use(async (ctx, next) => {
     if (!ctx.path.startsWith(API_PREFIX)) {
@@ -66,8 +69,15 @@ export function createHttpApp(app: App): Koa {
       await next();
     }
   });
-  // Outside /api/v1: the page at / and the files under /static.
+  // Outside /api/v1: uploaded files and avatars, the page at / and the files under /static.
+  koa.use(userUploads(app));
   koa.use(homePage(app));
   koa.use(staticFiles());
   return koa;
+}
+
+function streamsOwnBody(router: Router, method: string, path: string): boolean {
+  if (!path.startsWith(API_PREFIX)) return false;
+  const found = router.resolve(method, path.slice(API_PREFIX.length));
+  return found.kind === "endpoint" && found.endpoint.streamsBody;
 }

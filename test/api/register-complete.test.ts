@@ -150,7 +150,7 @@ describe("POST /register is complete", function () {
       expect(Object.keys(settings.realm!)).to.include("can_mention_many_users_group");
     });
 
-    it("states what chatd does not have: Jitsi, thumbnails, digests, GIPHY, Zoom", function () {
+    it("states what chatd does not have: Jitsi, digests, GIPHY, Zoom", function () {
       expect(full).to.include({
         realm_jitsi_server_url: null,
         server_jitsi_server_url: null,
@@ -163,7 +163,10 @@ describe("POST /register is complete", function () {
         server_min_deactivated_realm_deletion_days: 14,
         server_max_deactivated_realm_deletion_days: null,
       });
-      expect(full.server_thumbnail_formats).to.deep.equal([]);
+      // Thumbnails exist since uploads do: the formats are the ones chatd makes.
+      expect((full.server_thumbnail_formats as Array<{ name: string }>).map((f) => f.name)).to.include(
+        "840x560.webp",
+      );
       expect(full.giphy_rating_options).to.deep.include({
         disabled: { name: "GIPHY integration disabled", id: 0 },
       });

@@ -46,7 +46,11 @@ describe("private files", function () {
     for (const file of ["chatd.sqlite3-wal", "chatd.sqlite3-shm", "chatd.lock"]) {
       expect(existsSync(join(dataDir, file)), file).to.equal(true);
     }
-    for (const file of readdirSync(dataDir)) expect(mode(join(dataDir, file)), file).to.equal("600");
+    // Files 0600; directories (uploads/) 0700, like the data directory itself.
+    for (const file of readdirSync(dataDir)) {
+      const path = join(dataDir, file);
+      expect(mode(path), file).to.equal(statSync(path).isDirectory() ? "700" : "600");
+    }
 
     const target = join(root, "backup.sqlite3");
     const backup = await chatd(["--data-dir", dataDir, "backup", "--to", target]);

@@ -619,6 +619,8 @@ export const APPLIERS: Record<string, Applier> = {
   },
   message: applyMessage,
   device: applyDevice,
+  // Register carries no attachments (GET /attachments does).
+  attachment: () => undefined,
 };
 
 export function applyEvents(state: State, events: Event[], ctx: ApplyContext = {}): State {

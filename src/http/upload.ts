@@ -1,0 +1,90 @@
+import { rm } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import type { Context } from "koa";
+import formidable, { errors as formidableErrors } from "formidable";
+import { JsonableError, badRequest } from "../errors.js";
+import type { UploadLimits, UploadedFile } from "../lib/uploads/uploaded-file.js";
+
+export type { UploadLimits, UploadedFile };
+
+/**
+ * Multipart requests that carry a file (POST /user_uploads, avatars), parsed as they
+ * stream in: the file goes to a private temporary file in the upload store's temp
+ * directory, hashed on the way, and the size limit is enforced per chunk, so a request
+ * far over the limit is refused without ever being held in memory or on disk whole.
+ * The default body parser (http/body.ts) never sees these requests.
+ */
+
+export interface ReceivedUpload {
+  readonly fields: Map<string, string>;
+  readonly files: UploadedFile[];
+}
+
+const MAX_FIELDS_BYTES = 1024 * 1024;
+/** More than this many files in one request is refused while parsing. */
+const MAX_FILES = 10;
+
+export async function receiveUpload(
+  ctx: Context,
+  tempDir: string,
+  limits: UploadLimits,
+): Promise<ReceivedUpload> {
+  const form = formidable({
+    uploadDir: tempDir,
+    maxFiles: MAX_FILES,
+    maxFields: 1000,
+    maxFieldsSize: MAX_FIELDS_BYTES,
+    maxFileSize: limits.maxFileBytes,
+    maxTotalFileSize: limits.maxFileBytes,
+    allowEmptyFiles: true,
+    minFileSize: 0,
+    hashAlgorithm: "sha256",
+    filename: () => `upload-${randomBytes(12).toString("hex")}`,
+  });
+  const written: string[] = [];
+  form.on("fileBegin", (_name, file) => written.push(file.filepath));
+  try {
+    const [fields, files] = await form.parse(ctx.req);
+    const received: UploadedFile[] = Object.values(files)
+      .flatMap((list) => list ?? [])
+      .map((file) => ({
+        path: file.filepath,
+        size: file.size,
+        sha256: String(file.hash),
+        originalName: file.originalFilename ?? "",
+      }));
+    const flat = new Map<string, string>();
+    for (const [key, values] of Object.entries(fields)) {
+      const last = values?.[values.length - 1];
+      if (last !== undefined) flat.set(key, last);
+    }
+    return { fields: flat, files: received };
+  } catch (err) {
+    // The rest of the body is read and dropped (never buffered), so the client gets the answer.
+    ctx.req.resume();
+    await Promise.all(written.map((path) => rm(path, { force: true })));
+    throw uploadError(err as Error & { code?: number; httpCode?: number }, limits);
+  }
+}
+
+/** Removes the temporary files a handler did not move into the store. */
+export async function discardUploads(upload: ReceivedUpload): Promise<void> {
+  await Promise.all(upload.files.map((file) => rm(file.path, { force: true })));
+}
+
+function uploadError(err: Error & { code?: number; httpCode?: number }, limits: UploadLimits): JsonableError {
+  switch (err.code ?? -1) {
+    case formidableErrors.biggerThanMaxFileSize:
+    case formidableErrors.biggerThanTotalMaxFileSize:
+      return limits.tooLarge();
+    case formidableErrors.maxFilesExceeded:
+      return badRequest("You may only upload one file at a time");
+    case formidableErrors.maxFieldsSizeExceeded:
+    case formidableErrors.maxFieldsExceeded:
+      return new JsonableError("Request body too large", "PAYLOAD_TOO_LARGE", 413);
+    case formidableErrors.aborted:
+      return badRequest("Request aborted");
+    default:
+      return badRequest("Malformed request body");
+  }
+}

@@ -1,0 +1,130 @@
+import type sharpFunction from "sharp";
+import { JsonableError } from "../errors.js";
+
+/**
+ * Image work with sharp (libvips), loaded on first use: reading an upload's header,
+ * avatars and thumbnails. Like Zulip's zerver/lib/thumbnail.py: only the formats Zulip
+ * thumbnails are decoded, and images over IMAGE_BOMB_TOTAL_PIXELS are refused.
+ */
+
+let sharpModule: Promise<{ default: typeof sharpFunction }> | undefined;
+const loadSharp = async () => (await (sharpModule ??= import("sharp"))).default;
+
+export const DEFAULT_AVATAR_SIZE = 100;
+export const MEDIUM_AVATAR_SIZE = 500;
+/** Zulip refuses images with more pixels than this (about a quarter gigabyte decoded). */
+const IMAGE_BOMB_TOTAL_PIXELS = 90_000_000;
+
+/** Zulip's THUMBNAIL_ACCEPT_IMAGE_TYPES: what is decoded at all. */
+export const THUMBNAIL_ACCEPT_IMAGE_TYPES = new Set([
+  "image/avif",
+  "image/gif",
+  "image/heic",
+  "image/jpeg",
+  "image/png",
+  "image/tiff",
+  "image/webp",
+]);
+
+export const badImage = (message: string) => new JsonableError(message, "BAD_IMAGE", 400);
+
+export interface ImageInfo {
+  width: number;
+  height: number;
+  frames: number;
+}
+
+/** The header of an image file (size after EXIF orientation, frames), or null if not one. */
+export async function readImageInfo(path: string, contentType: string): Promise<ImageInfo | null> {
+  if (!THUMBNAIL_ACCEPT_IMAGE_TYPES.has(contentType)) return null;
+  const sharp = await loadSharp();
+  try {
+    const meta = await sharp(path, { limitInputPixels: false }).metadata();
+    if (!meta.width || !meta.height) return null;
+    const frames = meta.pages ?? 1;
+    const pixels = meta.width * (meta.pageHeight ?? meta.height) * Math.min(frames, 3);
+    if (pixels > IMAGE_BOMB_TOTAL_PIXELS) return null;
+    const rotated = (meta.orientation ?? 1) >= 5;
+    const height = meta.pageHeight ?? meta.height;
+    return rotated ? { width: height, height: meta.width, frames } : { width: meta.width, height, frames };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Zulip's resize_avatar: a size x size PNG, scaled so the shorter side fits and the
+ * centre cropped (a 1x1000 image becomes its middle pixel, enlarged).
+ */
+export async function resizeAvatar(input: Buffer, size: number): Promise<Buffer> {
+  const sharp = await loadSharp();
+  try {
+    const meta = await sharp(input, { limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS }).metadata();
+    if (!meta.width || !meta.height) throw new Error("no size");
+  } catch {
+    throw badImage("Could not decode image; did you upload an image file?");
+  }
+  return sharp(input, { limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS })
+    .rotate()
+    .resize(size, size, { fit: "cover", position: "centre" })
+    .png()
+    .toBuffer();
+}
+
+/** A thumbnail format, as Zulip names them ("840x560.webp", "840x560-anim.webp"). */
+export interface ThumbnailFormat {
+  readonly extension: "webp";
+  readonly maxWidth: number;
+  readonly maxHeight: number;
+  readonly animated: boolean;
+}
+
+export const formatName = (f: ThumbnailFormat) =>
+  `${f.maxWidth}x${f.maxHeight}${f.animated ? "-anim" : ""}.${f.extension}`;
+
+/** Zulip's THUMBNAIL_OUTPUT_FORMATS; the first of each kind goes into rendered messages. */
+export const THUMBNAIL_OUTPUT_FORMATS: readonly ThumbnailFormat[] = [
+  { extension: "webp", maxWidth: 840, maxHeight: 560, animated: true },
+  { extension: "webp", maxWidth: 840, maxHeight: 560, animated: false },
+];
+
+/** One made thumbnail (Zulip's StoredThumbnailFormat, stored as JSON). */
+export interface StoredThumbnail {
+  extension: string;
+  max_width: number;
+  max_height: number;
+  animated: boolean;
+  content_type: string;
+  width: number;
+  height: number;
+  byte_size: number;
+}
+
+/** Scales an image down into the format's box (never up), as WebP. */
+export async function makeThumbnail(
+  input: Buffer,
+  format: ThumbnailFormat,
+): Promise<{ bytes: Buffer; stored: StoredThumbnail }> {
+  const sharp = await loadSharp();
+  const { data, info } = await sharp(input, {
+    animated: format.animated,
+    limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS,
+  })
+    .rotate()
+    .resize(format.maxWidth, format.maxHeight, { fit: "inside", withoutEnlargement: true })
+    .webp()
+    .toBuffer({ resolveWithObject: true });
+  return {
+    bytes: data,
+    stored: {
+      extension: format.extension,
+      max_width: format.maxWidth,
+      max_height: format.maxHeight,
+      animated: format.animated,
+      content_type: "image/webp",
+      width: info.width,
+      height: info.pageHeight ?? info.height,
+      byte_size: data.length,
+    },
+  };
+}

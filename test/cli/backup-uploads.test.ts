@@ -1,0 +1,67 @@
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+import sharp from "sharp";
+import { cast, createChannel } from "../helpers/channels.js";
+import { expectSuccess } from "../helpers/client.js";
+import { sendToChannel } from "../helpers/message-send.js";
+import { startTestServer } from "../helpers/server.js";
+import { getFile, postUpload, upload } from "../helpers/uploads.js";
+
+const BIN = join(resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", ".."), "bin", "chatd");
+
+describe("chatd backup with uploads", function () {
+  const dirs: string[] = [];
+  after(function () {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("backs up the database and the files it names while the server runs; restoring both serves them", async function () {
+    this.timeout(60_000);
+    const server = await startTestServer({}, { keepDataDir: true });
+    dirs.push(server.dataDir);
+    const u = cast(await server.factory.realm());
+    await createChannel(u.hamlet, "Denmark", [u.hamlet, u.othello]);
+    const bytes = Buffer.from("backed up, byte for byte \u00e9");
+    const url = await upload(u.hamlet, "kept.txt", bytes);
+    await sendToChannel(u.hamlet, "Denmark", "t", `[kept](${url})`);
+    const png = await sharp({ create: { width: 20, height: 20, channels: 3, background: "#00f" } })
+      .png()
+      .toBuffer();
+    const avatar = expectSuccess(await postUpload(u.hamlet, "a.png", png, { path: "/users/me/avatar" }))
+      .avatar_url as string;
+
+    const backupFile = join(server.dataDir, "backup.sqlite3");
+    const run = spawnSync(
+      process.execPath,
+      [BIN, "--data-dir", server.dataDir, "backup", "--to", backupFile],
+      {
+        encoding: "utf8",
+        env: { ...process.env, CHATD_LOG_LEVEL: "silent" },
+      },
+    );
+    expect(run.status, run.stderr).to.equal(0);
+    expect(run.stdout.trim().split("\n")).to.deep.equal([backupFile, `${backupFile}.uploads`]);
+    expect(existsSync(join(server.dataDir, "uploads", "backup.lock"))).to.equal(false);
+    await server.close();
+
+    // The README's restore: the database as chatd.sqlite3, the files as uploads/.
+    const restoredDir = mkdtempSync(join(tmpdir(), "chatd-restored-"));
+    dirs.push(restoredDir);
+    cpSync(backupFile, join(restoredDir, "chatd.sqlite3"));
+    cpSync(`${backupFile}.uploads`, join(restoredDir, "uploads"), { recursive: true });
+    const restored = await startTestServer({}, { dataDir: restoredDir, keepDataDir: true });
+    try {
+      const file = await getFile(restored.url, url, u.othello);
+      expect(file.status).to.equal(200);
+      expect(file.bytes.equals(bytes)).to.equal(true);
+      expect((await getFile(restored.url, url, u.cordelia)).status).to.equal(200);
+      expect((await getFile(restored.url, avatar, null)).status).to.equal(200);
+    } finally {
+      await restored.close();
+    }
+  });
+});
