@@ -4,8 +4,8 @@ import type { Tx } from "../db/tx.js";
 import { badRequest, botsNotAllowed } from "../errors.js";
 import { resolveEmoji, type Emoji } from "../render/emoji.js";
 import { activeUserIds } from "../lib/recipients.js";
-import { LEGACY_USER_EMAIL, userSettingsEvent, userStatusEvent } from "../presenters/events/users.js";
-import { doChangePresenceEnabled } from "./presence.js";
+import { userStatusEvent } from "../presenters/events/users.js";
+import { doChangeUserSetting } from "./user-setting-change.js";
 
 export interface UserStatusInput {
   /** Deprecated: sets presence_enabled to its negation. */
@@ -52,15 +52,7 @@ export async function doUpdateUserStatus(
 ): Promise<void> {
   const snapshot = await app.realms.get(tx.knex, user.realm_id);
   if (change.away !== undefined && bool(user.presence_enabled) === change.away) {
-    const presenceEnabled = !change.away;
-    await tx.knex("users").where({ id: user.id }).update({ presence_enabled: presenceEnabled });
-    tx.afterCommit(() => app.realms.invalidate(user.realm_id));
-    tx.sendEventOnCommit(
-      user.realm_id,
-      userSettingsEvent("presence_enabled", presenceEnabled),
-      new Map([[user.id, { [LEGACY_USER_EMAIL]: user.email }]]),
-    );
-    await doChangePresenceEnabled(app, tx, snapshot, user, presenceEnabled);
+    await doChangeUserSetting(app, tx, user, "presence_enabled", !change.away);
   }
   const fields: Record<string, string> = {};
   if (change.statusText !== undefined) fields.status_text = change.statusText;

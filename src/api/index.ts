@@ -63,7 +63,12 @@ import {
 } from "./scheduled-messages.js";
 import { createReminder, deleteReminder, getReminders } from "./reminders.js";
 import { getServerSettings } from "./server-settings.js";
-import { updateSettings } from "./settings.js";
+import {
+  updateDisplaySettings,
+  updateNotificationSettings,
+  updateRealmUserDefaults,
+  updateSettings,
+} from "./settings.js";
 import { muteUser, unmuteUser } from "./muted-users.js";
 import { updateMutedTopic, updateUserTopic } from "./user-topics.js";
 import {
@@ -140,6 +145,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   updateOwnProfileData,
   removeOwnProfileData,
   updateSettings,
+  updateDisplaySettings,
+  updateNotificationSettings,
+  updateRealmUserDefaults,
   // custom profile fields
   getCustomProfileFields,
   createCustomProfileField,
