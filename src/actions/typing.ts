@@ -99,6 +99,9 @@ export async function checkSendMessageEditTyping(
     );
   checkCanEditContent(realm, user, message, nowSeconds(app.clock), 0);
   if (head.stream_id !== null) {
+    if (!bool(user.send_stream_typing_notifications)) {
+      throw badRequest("User has disabled typing notifications for channel messages");
+    }
     const subscribers = world.channels.activeSubscriberIds(realm, head.stream_id);
     if (subscribers.length > MAX_CHANNEL_SIZE_FOR_TYPING) return;
     const recipient = { type: "channel" as const, channel_id: head.stream_id, topic: head.topic };
@@ -109,8 +112,15 @@ export async function checkSendMessageEditTyping(
       recipient,
       emptyTopicDisplayName(realm.realm),
     );
-    app.db.publish(realm.id, event, subscribers);
+    app.db.publish(
+      realm.id,
+      event,
+      subscribers.filter((id) => receivesTyping(realm, id)),
+    );
     return;
+  }
+  if (!bool(user.send_private_typing_notifications)) {
+    throw badRequest("User has disabled typing notifications for direct messages");
   }
   const conversation = await directConversation(app.knex, message.recipient_id);
   const participants =
@@ -121,5 +131,9 @@ export async function checkSendMessageEditTyping(
   });
   const recipient = { type: "direct" as const, user_ids: userIds };
   const event = typingEvents.editMessage(op, user.id, head.id, recipient, emptyTopicDisplayName(realm.realm));
-  app.db.publish(realm.id, event, userIds);
+  app.db.publish(
+    realm.id,
+    event,
+    userIds.filter((id) => receivesTyping(realm, id)),
+  );
 }
