@@ -10,6 +10,7 @@ import type { RealmSnapshot } from "../world/realm.js";
 import { isAdminRole } from "../world/roles.js";
 import { checkFullName, checkNameAvailable, doChangeDeliveryEmail, doChangeFullName } from "./users.js";
 import { doChangeUserSetting } from "./user-setting-change.js";
+import { doTellStatusAway } from "./user-status.js";
 import { USER_SETTING_SPECS, settingValue, type SettingValue } from "../world/user-settings.js";
 
 /**
@@ -142,6 +143,8 @@ const preferences = defineSetting({
         // As it stands now: an earlier change of this request may have changed its email.
         const current = (await tx.knex<UserRow>("users").where({ id: user.id }).first())!;
         await doChangeUserSetting(app, tx, current, spec.name, values[spec.name] as SettingValue);
+        if (spec.name === "presence_enabled")
+          await doTellStatusAway(app, tx, current, values[spec.name] !== true);
       }
     };
   },

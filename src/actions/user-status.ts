@@ -65,3 +65,19 @@ export async function doUpdateUserStatus(
 
   tx.sendEventOnCommit(user.realm_id, userStatusEvent(user.id, change), activeUserIds(snapshot));
 }
+
+/**
+ * PATCH /settings changed presence_enabled, which user_status shows as `away` (its
+ * deprecated alias). Zulip sends no user_status event then; chatd tells everyone, so a
+ * client's user_status stays what a fresh /register would give. Only users with a
+ * status row are listed there, so only they are told.
+ */
+export async function doTellStatusAway(app: App, tx: Tx, user: UserRow, away: boolean): Promise<void> {
+  const row: { user_id: number } | undefined = await tx
+    .knex("user_status")
+    .where({ user_id: user.id })
+    .first<{ user_id: number } | undefined>("user_id");
+  if (!row) return;
+  const snapshot = await app.realms.get(tx.knex, user.realm_id);
+  tx.sendEventOnCommit(user.realm_id, userStatusEvent(user.id, { away }), activeUserIds(snapshot));
+}
