@@ -4,14 +4,16 @@ import type { Tx } from "../db/tx.js";
 import { activeUserIds } from "../lib/recipients.js";
 import { realmUserEvents, userSettingsEvent } from "../presenters/events/users.js";
 import type { SettingValue } from "../world/user-settings.js";
+import { doForgetDrafts } from "./drafts.js";
 import { doChangePresenceEnabled } from "./presence.js";
 import { doChangeEmailVisibility } from "./users.js";
 
 /**
  * Zulip's do_change_user_setting: stores one personal setting and tells the user's
  * clients (user_settings, and the legacy event for clients that need it). A few
- * settings concern others too: the time zone everyone sees, who sees the email, and
- * presence_enabled, which shows the user offline (or active again) to everyone.
+ * settings do more: the time zone everyone sees, who sees the email, presence_enabled,
+ * which shows the user offline (or active again) to everyone, and turning drafts
+ * synchronization off, which forgets the drafts the server holds.
  * `user` is the row before the change; the caller checked the value.
  */
 export async function doChangeUserSetting(
@@ -36,6 +38,8 @@ export async function doChangeUserSetting(
     );
   } else if (name === "email_address_visibility") {
     await doChangeEmailVisibility(app, tx, user, user.email_address_visibility, Number(value));
+  } else if (name === "enable_drafts_synchronization" && value === false) {
+    await doForgetDrafts(tx, user.id);
   } else if (name === "presence_enabled") {
     const snapshot = await app.realms.get(tx.knex, user.realm_id);
     await doChangePresenceEnabled(app, tx, snapshot, user, value === true);
