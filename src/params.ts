@@ -222,13 +222,17 @@ export const p = {
   str(options: StrOptions = {}): Param<string> {
     return makeParam((raw, name) => checkStrOptions(raw, name, options));
   },
-  int(options: { min?: number; max?: number } = {}): Param<number> {
+  /** An integer; `refine` then checks it further (a set of values, a range with its own error). */
+  int(
+    options: { min?: number; max?: number } = {},
+    refine: (value: number, name: string) => number = (value) => value,
+  ): Param<number> {
     const c = check.int(options);
     return makeParam(
       (raw, name) => {
         const trimmed = raw.trim();
         if (!/^-?\d+$/.test(trimmed)) throw badRequest(`${name} is not an integer`);
-        return c(Number(trimmed), name);
+        return refine(c(Number(trimmed), name), name);
       },
       { jsonish: true },
     );

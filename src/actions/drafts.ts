@@ -1,6 +1,6 @@
 import type { App } from "../app.js";
 import { loadWorld } from "../cache/world.js";
-import { bool, type DbBool, type UserRow } from "../db/rows.js";
+import { bool, type UserRow } from "../db/rows.js";
 import { insertReturningId } from "../db/insert.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, resourceNotFound } from "../errors.js";
@@ -29,14 +29,9 @@ export interface DraftInput {
 
 type DraftFields = Omit<DraftRow, "id" | "user_id">;
 
-/**
- * The user's enable_drafts_synchronization: the one place that reads it. Until user
- * settings store it, every user synchronizes drafts (Zulip's default).
- */
+/** The user's enable_drafts_synchronization: the one place that reads it. */
 export function draftsSynchronizationEnabled(user: UserRow): boolean {
-  const setting = (user as UserRow & { enable_drafts_synchronization?: DbBool })
-    .enable_drafts_synchronization;
-  return setting === undefined ? true : bool(setting);
+  return bool(user.enable_drafts_synchronization);
 }
 
 /** Zulip's draft_endpoint: every draft operation needs synchronization turned on. */

@@ -23,7 +23,8 @@ export interface CreateRealmInput {
 
 /**
  * Creates a realm with its system groups (nested owners ⊂ administrators ⊂ ... ⊂
- * internet) and the realm's permission settings at their defaults.
+ * internet), the realm's permission settings at their defaults, and its settings for
+ * new users.
  */
 export async function doCreateRealm(tx: Tx, input: CreateRealmInput): Promise<number> {
   const name = input.name.trim();
@@ -65,5 +66,7 @@ export async function doCreateRealm(tx: Tx, input: CreateRealmInput): Promise<nu
     }),
   );
   await tx.knex("realms").where({ id: realmId }).update(settings);
+  // The settings new users get start at Zulip's defaults (the table's column defaults).
+  await tx.knex("realm_user_settings_defaults").insert({ realm_id: realmId });
   return realmId;
 }

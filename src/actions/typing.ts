@@ -27,6 +27,9 @@ export async function checkSendChannelTyping(
   channelId: number,
   topic: string,
 ): Promise<void> {
+  if (!bool(user.send_stream_typing_notifications)) {
+    throw badRequest("User has disabled typing notifications for channel messages");
+  }
   const sender = { user_id: user.id, email: user.email };
   const world = await loadWorld(app, app.knex, realm);
   const channel = accessChannelById(world, user, channelId);
@@ -35,10 +38,14 @@ export async function checkSendChannelTyping(
     app.db.publish(
       realm.id,
       typingEvents.channel(op, sender, channel.id, topic, emptyTopicDisplayName(realm.realm)),
-      subscribers.filter((id) => id !== user.id),
+      subscribers.filter((id) => id !== user.id && receivesTyping(realm, id)),
     );
   }
 }
+
+/** Users who turned off receives_typing_notifications get no typing events. */
+const receivesTyping = (realm: RealmSnapshot, userId: number) =>
+  bool(realm.user(userId)?.receives_typing_notifications);
 
 /** Typing in a direct conversation, to every participant, the sender included. */
 export function checkSendDirectTyping(
@@ -49,6 +56,9 @@ export function checkSendDirectTyping(
   to: readonly number[],
 ): void {
   if (to.length === 0) throw badRequest("Empty 'to' list");
+  if (!bool(user.send_private_typing_notifications)) {
+    throw badRequest("User has disabled typing notifications for direct messages");
+  }
   const sender = { user_id: user.id, email: user.email };
   const recipients = [];
   for (const id of to) {
@@ -60,7 +70,7 @@ export function checkSendDirectTyping(
   app.db.publish(
     realm.id,
     typingEvents.direct(op, sender, recipients),
-    recipients.map((r) => r.user_id),
+    recipients.map((r) => r.user_id).filter((id) => receivesTyping(realm, id)),
   );
 }
 
@@ -89,6 +99,9 @@ export async function checkSendMessageEditTyping(
     );
   checkCanEditContent(realm, user, message, nowSeconds(app.clock), 0);
   if (head.stream_id !== null) {
+    if (!bool(user.send_stream_typing_notifications)) {
+      throw badRequest("User has disabled typing notifications for channel messages");
+    }
     const subscribers = world.channels.activeSubscriberIds(realm, head.stream_id);
     if (subscribers.length > MAX_CHANNEL_SIZE_FOR_TYPING) return;
     const recipient = { type: "channel" as const, channel_id: head.stream_id, topic: head.topic };
@@ -99,8 +112,15 @@ export async function checkSendMessageEditTyping(
       recipient,
       emptyTopicDisplayName(realm.realm),
     );
-    app.db.publish(realm.id, event, subscribers);
+    app.db.publish(
+      realm.id,
+      event,
+      subscribers.filter((id) => receivesTyping(realm, id)),
+    );
     return;
+  }
+  if (!bool(user.send_private_typing_notifications)) {
+    throw badRequest("User has disabled typing notifications for direct messages");
   }
   const conversation = await directConversation(app.knex, message.recipient_id);
   const participants =
@@ -111,5 +131,9 @@ export async function checkSendMessageEditTyping(
   });
   const recipient = { type: "direct" as const, user_ids: userIds };
   const event = typingEvents.editMessage(op, user.id, head.id, recipient, emptyTopicDisplayName(realm.realm));
-  app.db.publish(realm.id, event, userIds);
+  app.db.publish(
+    realm.id,
+    event,
+    userIds.filter((id) => receivesTyping(realm, id)),
+  );
 }

@@ -9,6 +9,9 @@ import { p, type ParamSpec, type ParamValues } from "../params.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { isAdminRole } from "../world/roles.js";
 import { checkFullName, checkNameAvailable, doChangeDeliveryEmail, doChangeFullName } from "./users.js";
+import { doChangeUserSetting } from "./user-setting-change.js";
+import { doTellStatusAway } from "./user-status.js";
+import { USER_SETTING_SPECS, settingValue, type SettingValue } from "../world/user-settings.js";
 
 /**
  * PATCH /settings: users change their own settings (Zulip's json_change_settings).
@@ -18,8 +21,8 @@ import { checkFullName, checkNameAvailable, doChangeDeliveryEmail, doChangeFullN
  * a client sends comes back in ignored_parameters_unsupported) and turns their values
  * into a checked change. Entries run in Zulip's order; every change is checked before
  * any is written and all are written in one transaction, so a refused request changes
- * nothing. A new setting is one more entry: for a stored display or notification setting,
- * its parameter, and a write that stores it and sends the user_settings event.
+ * nothing. Display, notification and privacy settings are one entry, driven by their
+ * own registry (world/user-settings.ts): a new one of those is a line there and a column.
  */
 
 /** The user and realm as the request's transaction sees them. */
@@ -115,8 +118,40 @@ const fullName = defineSetting({
   },
 });
 
+/** The personal settings' parameters, alphabetical as Zulip checks them. */
+const PREFERENCE_PARAMS: ParamSpec = Object.fromEntries(
+  [...USER_SETTING_SPECS]
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .map((spec) => [spec.name, spec.param.optional()]),
+);
+
+/**
+ * The display, notification and privacy settings (world/user-settings.ts): each one
+ * given and different from the stored value is changed, in Zulip's order (timezone
+ * last), with its events.
+ */
+const preferences = defineSetting({
+  params: PREFERENCE_PARAMS,
+  check({ user }, values) {
+    const changes = USER_SETTING_SPECS.filter((spec) => {
+      const value = values[spec.name];
+      return value !== undefined && value !== settingValue(spec, user[spec.name]);
+    });
+    if (changes.length === 0) return null;
+    return async (app, tx) => {
+      for (const spec of changes) {
+        // As it stands now: an earlier change of this request may have changed its email.
+        const current = (await tx.knex<UserRow>("users").where({ id: user.id }).first())!;
+        await doChangeUserSetting(app, tx, current, spec.name, values[spec.name] as SettingValue);
+        if (spec.name === "presence_enabled")
+          await doTellStatusAway(app, tx, current, values[spec.name] !== true);
+      }
+    };
+  },
+});
+
 /** Every setting of PATCH /settings, in the order Zulip applies them. */
-export const USER_SETTINGS: readonly UserSetting[] = [password, email, fullName];
+export const USER_SETTINGS: readonly UserSetting[] = [password, email, fullName, preferences];
 
 /** The endpoint's parameter spec: every setting's parameters. */
 export const USER_SETTING_PARAMS: ParamSpec = Object.fromEntries(

@@ -4,8 +4,8 @@ import type { Tx } from "../db/tx.js";
 import { badRequest, botsNotAllowed } from "../errors.js";
 import { resolveEmoji, type Emoji } from "../render/emoji.js";
 import { activeUserIds } from "../lib/recipients.js";
-import { LEGACY_USER_EMAIL, userSettingsEvent, userStatusEvent } from "../presenters/events/users.js";
-import { doChangePresenceEnabled } from "./presence.js";
+import { userStatusEvent } from "../presenters/events/users.js";
+import { doChangeUserSetting } from "./user-setting-change.js";
 
 export interface UserStatusInput {
   /** Deprecated: sets presence_enabled to its negation. */
@@ -52,15 +52,7 @@ export async function doUpdateUserStatus(
 ): Promise<void> {
   const snapshot = await app.realms.get(tx.knex, user.realm_id);
   if (change.away !== undefined && bool(user.presence_enabled) === change.away) {
-    const presenceEnabled = !change.away;
-    await tx.knex("users").where({ id: user.id }).update({ presence_enabled: presenceEnabled });
-    tx.afterCommit(() => app.realms.invalidate(user.realm_id));
-    tx.sendEventOnCommit(
-      user.realm_id,
-      userSettingsEvent("presence_enabled", presenceEnabled),
-      new Map([[user.id, { [LEGACY_USER_EMAIL]: user.email }]]),
-    );
-    await doChangePresenceEnabled(app, tx, snapshot, user, presenceEnabled);
+    await doChangeUserSetting(app, tx, user, "presence_enabled", !change.away);
   }
   const fields: Record<string, string> = {};
   if (change.statusText !== undefined) fields.status_text = change.statusText;
@@ -72,4 +64,20 @@ export async function doUpdateUserStatus(
   if (updated === 0) await tx.knex("user_status").insert({ user_id: user.id, timestamp: tx.now, ...fields });
 
   tx.sendEventOnCommit(user.realm_id, userStatusEvent(user.id, change), activeUserIds(snapshot));
+}
+
+/**
+ * PATCH /settings changed presence_enabled, which user_status shows as `away` (its
+ * deprecated alias). Zulip sends no user_status event then; chatd tells everyone, so a
+ * client's user_status stays what a fresh /register would give. Only users with a
+ * status row are listed there, so only they are told.
+ */
+export async function doTellStatusAway(app: App, tx: Tx, user: UserRow, away: boolean): Promise<void> {
+  const row: { user_id: number } | undefined = await tx
+    .knex("user_status")
+    .where({ user_id: user.id })
+    .first<{ user_id: number } | undefined>("user_id");
+  if (!row) return;
+  const snapshot = await app.realms.get(tx.knex, user.realm_id);
+  tx.sendEventOnCommit(user.realm_id, userStatusEvent(user.id, { away }), activeUserIds(snapshot));
 }

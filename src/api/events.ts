@@ -97,11 +97,14 @@ export const register = defineEndpoint({
     // either in the state or, as an event, in the queue; never both, never neither.
     return app.db.consistentRead(async (knex) => {
       const snapshot = await app.realms.get(knex, realm.id);
+      // The user as this read sees them: a change committed since authentication is in
+      // the state, not in the queue.
+      const current = snapshot.user(user.id) ?? user;
       const state = await fetchInitialState(
         {
           app,
           knex,
-          user,
+          user: current,
           realm: snapshot,
           options,
           includeSubscribers: params.include_subscribers,

@@ -65,7 +65,12 @@ import { createReminder, deleteReminder, getReminders } from "./reminders.js";
 import { getServerSettings } from "./server-settings.js";
 import { getAttachments, getFileTemporaryUrl, removeAttachment, uploadFile } from "./uploads.js";
 import { deleteAvatar, setAvatar } from "./avatar.js";
-import { updateSettings } from "./settings.js";
+import {
+  updateDisplaySettings,
+  updateNotificationSettings,
+  updateRealmUserDefaults,
+  updateSettings,
+} from "./settings.js";
 import { muteUser, unmuteUser } from "./muted-users.js";
 import { updateMutedTopic, updateUserTopic } from "./user-topics.js";
 import {
@@ -144,6 +149,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   updateSettings,
   setAvatar,
   deleteAvatar,
+  updateDisplaySettings,
+  updateNotificationSettings,
+  updateRealmUserDefaults,
   // custom profile fields
   getCustomProfileFields,
   createCustomProfileField,

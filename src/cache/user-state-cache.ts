@@ -74,6 +74,7 @@ export class UserStateCache {
       case "realm_bot":
       case "user_group":
       case "user_settings":
+      case "realm_user_settings_defaults":
       case "user_status":
       case "navigation_view":
       case "saved_snippets":

@@ -67,7 +67,82 @@ export interface RealmRow {
   [groupSetting: `${string}_group_id` | `${string}_groups_id`]: number | null;
 }
 
-export interface UserRow {
+/**
+ * Personal settings (PATCH /settings), one column each: on users and, but for timezone,
+ * on the realm's realm_user_settings_defaults row. world/user-settings.ts describes them.
+ */
+export interface UserSettingsColumns {
+  twenty_four_hour_time: DbBool | null;
+  web_mark_read_on_scroll_policy: number;
+  web_channel_default_view: number;
+  starred_message_counts: DbBool;
+  receives_typing_notifications: DbBool;
+  web_suggest_update_timezone: DbBool;
+  fluid_layout_width: DbBool;
+  high_contrast_mode: DbBool;
+  web_font_size_px: number;
+  web_line_height_percent: number;
+  color_scheme: number;
+  translate_emoticons: DbBool;
+  display_emoji_reaction_users: DbBool;
+  default_language: string;
+  web_home_view: string;
+  web_escape_navigates_to_home_view: DbBool;
+  left_side_userlist: DbBool;
+  emojiset: string;
+  demote_inactive_streams: number;
+  user_list_style: number;
+  web_animate_image_previews: string;
+  web_stream_unreads_count_display_policy: number;
+  hide_ai_features: DbBool;
+  web_left_sidebar_show_channel_folders: DbBool;
+  web_left_sidebar_unreads_count_summary: DbBool;
+  timezone: string;
+  enter_sends: DbBool;
+  enable_drafts_synchronization: DbBool;
+  enable_stream_desktop_notifications: DbBool;
+  enable_stream_email_notifications: DbBool;
+  enable_stream_push_notifications: DbBool;
+  enable_stream_audible_notifications: DbBool;
+  notification_sound: string;
+  enable_desktop_notifications: DbBool;
+  enable_sounds: DbBool;
+  enable_followed_topic_desktop_notifications: DbBool;
+  enable_followed_topic_email_notifications: DbBool;
+  enable_followed_topic_push_notifications: DbBool;
+  enable_followed_topic_audible_notifications: DbBool;
+  email_notifications_batching_period_seconds: number;
+  enable_offline_email_notifications: DbBool;
+  enable_offline_push_notifications: DbBool;
+  enable_online_push_notifications: DbBool;
+  enable_digest_emails: DbBool;
+  enable_marketing_emails: DbBool;
+  enable_login_emails: DbBool;
+  message_content_in_email_notifications: DbBool;
+  pm_content_in_desktop_notifications: DbBool;
+  wildcard_mentions_notify: DbBool;
+  enable_followed_topic_wildcard_mentions_notify: DbBool;
+  desktop_icon_count_display: number;
+  realm_name_in_email_notifications_policy: number;
+  automatically_follow_topics_policy: number;
+  automatically_unmute_topics_in_muted_streams_policy: number;
+  automatically_follow_topics_where_mentioned: DbBool;
+  resolved_topic_notice_auto_read_policy: string;
+  presence_enabled: DbBool;
+  send_private_typing_notifications: DbBool;
+  send_stream_typing_notifications: DbBool;
+  send_read_receipts: DbBool;
+  allow_private_data_export: DbBool;
+  email_address_visibility: number;
+  web_navigate_to_sent_message: DbBool;
+}
+
+export type UserSettingName = keyof UserSettingsColumns;
+
+/** A realm's settings for new users (Zulip's RealmUserDefault). */
+export type RealmUserDefaultsRow = { realm_id: number } & Omit<UserSettingsColumns, "timezone">;
+
+export interface UserRow extends UserSettingsColumns {
   id: number;
   realm_id: number;
   email: string;
@@ -84,15 +159,11 @@ export interface UserRow {
   /** A bot of the server (Notification Bot), not a person of the realm. */
   is_system_bot: DbBool;
   date_joined: DbBigInt;
-  timezone: string;
   avatar_source: string;
   avatar_version: number;
   /** An uploaded avatar's files: "<realm_id>/<salted hash>" (+ ".png", "-medium.png"). */
   avatar_file?: string | null;
-  email_address_visibility: number;
   password_hash: string | null;
-  default_language: string;
-  presence_enabled: DbBool;
   can_create_users: DbBool;
   can_change_user_emails: DbBool;
   can_forge_sender: DbBool;
@@ -100,6 +171,7 @@ export interface UserRow {
   default_events_register_stream_id: number | null;
   default_all_public_streams: DbBool;
   last_active_message_id: DbBigInt | null;
+  /** Unused: the setting columns (UserSettingsColumns) replaced this JSON text. */
   settings: string;
 }
 

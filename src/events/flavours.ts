@@ -6,7 +6,11 @@ import {
 } from "../presenters/events/messages.js";
 import { typingEditMessageFlavour, typingFlavour } from "../presenters/events/typing.js";
 import { streamEventFlavour, subscriptionEventFlavour } from "../presenters/events/channels.js";
-import { realmUserFlavour, userSettingsFlavour } from "../presenters/events/users.js";
+import {
+  LEGACY_SETTINGS_EVENT_TYPES,
+  realmUserFlavour,
+  userSettingsFlavour,
+} from "../presenters/events/users.js";
 import { userGroupFlavour } from "../presenters/events/user-groups.js";
 import { presenceFlavour } from "../presenters/events/presence.js";
 import { mutedTopicsFlavour, userTopicFlavour } from "../presenters/events/user-topics.js";
@@ -38,6 +42,7 @@ export const FLAVOURS: FlavourTable = {
   realm_bot: null,
   user_group: userGroupFlavour,
   user_settings: userSettingsFlavour,
+  realm_user_settings_defaults: null,
   user_status: null,
   custom_profile_fields: null,
   navigation_view: null,
@@ -52,6 +57,15 @@ export const FLAVOURS: FlavourTable = {
   muted_topics: mutedTopicsFlavour,
   muted_users: null,
   alert_words: null,
+};
+
+/**
+ * Wire types a flavour delivers besides its own. A queue registered for some event types
+ * gets each delivered event whose type it asked for (Zulip sends these as events of
+ * their own), so the hub consults this before skipping a queue.
+ */
+export const ALSO_DELIVERED_AS: { readonly [T in ChatEventType]?: readonly string[] } = {
+  user_settings: LEGACY_SETTINGS_EVENT_TYPES,
 };
 
 /** The event(s) one queue gets for `event`, or null for none. */

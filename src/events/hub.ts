@@ -3,7 +3,7 @@ import type { Clock } from "../clock.js";
 import type { Logger } from "../logger.js";
 import { badEventQueueId } from "../errors.js";
 import type { EventSink } from "../db/tx.js";
-import { presentEvent } from "./flavours.js";
+import { ALSO_DELIVERED_AS, presentEvent } from "./flavours.js";
 import { EventQueue, type QueuedEvent, type QueueSnapshot } from "./queue.js";
 import type { ChatEvent, EventRecipients, QueueOptions, WireEvent } from "./types.js";
 import { matchesEventNarrow, type NarrowedMessage } from "../lib/narrow/event-filter.js";
@@ -120,7 +120,8 @@ export class EventHub implements EventSink {
   /** One event to one queue: its type filter, its flavour, its narrow; overflow drops it. */
   private deliver(queue: EventQueue, event: ChatEvent, extra: Record<string, unknown> | undefined): void {
     const types = queue.options.eventTypes;
-    if (types !== null && !types.includes(event.type)) return;
+    const wanted = (type: string) => types === null || types.includes(type);
+    if (!wanted(event.type) && !(ALSO_DELIVERED_AS[event.type] ?? []).some(wanted)) return;
     const shaped = presentEvent(event, {
       userId: queue.userId,
       queueId: queue.id,
@@ -129,6 +130,7 @@ export class EventHub implements EventSink {
     });
     if (shaped === null) return;
     for (const one of Array.isArray(shaped) ? shaped : [shaped]) {
+      if (!wanted(one.type)) continue;
       if (one.type === "message" && !acceptsMessage(queue, one)) continue;
       queue.push(one);
     }

@@ -44,6 +44,7 @@ export type ChatEvent =
   | RealmBotEvent
   | UserGroupEvent
   | UserSettingsEvent
+  | RealmUserSettingsDefaultsEvent
   | UserStatusEvent
   | CustomProfileFieldsEvent
   | NavigationViewEvent
@@ -66,8 +67,9 @@ export type EventOf<T extends ChatEventType> = Extract<ChatEvent, { type: T }>;
 
 /**
  * An event as a queue holds and delivers it: a ChatEvent reshaped by its flavour, or
- * one only flavours and queues make (heartbeat, update_global_notifications, the legacy
- * one-message delete_message). Plain JSON, as GET /events sends it.
+ * one only flavours and queues make (heartbeat, update_display_settings and
+ * update_global_notifications, the legacy one-message delete_message). Plain JSON, as
+ * GET /events sends it.
  */
 export type WireEvent = { readonly type: string; readonly [key: string]: unknown };
 
@@ -225,7 +227,8 @@ export type RealmEvent = { type: "realm"; op: "update_dict"; property: "default"
 export type PersonUpdate = { user_id: number } & (
   | { role: number }
   | { full_name: string }
-  | { delivery_email: string }
+  | { delivery_email: string | null }
+  | { email: string; timezone: string }
   | { new_email: string }
   | { is_active: boolean }
   | {
@@ -275,8 +278,28 @@ export type UserGroupRouting = {
 
 export type UserGroupEvent = UserGroupWireEvent & { chatd_user_group_routing?: UserGroupRouting };
 
-/** Per recipient: the user's email for the legacy update_global_notifications. */
-export type UserSettingsEvent = { type: "user_settings"; op: "update"; property: string; value: unknown };
+/**
+ * A change of the recipient's own setting. The hints tell the flavour which legacy event
+ * (update_display_settings / update_global_notifications) clients without the
+ * user_settings_object capability also get, and the user's email it names.
+ */
+export type UserSettingsEvent = {
+  type: "user_settings";
+  op: "update";
+  property: string;
+  value: unknown;
+  /** Only for default_language. */
+  language_name?: string;
+  _legacy: { group: "display" | "notification"; user: string } | null;
+};
+
+/** A change of the settings new users get, to everyone. */
+export type RealmUserSettingsDefaultsEvent = {
+  type: "realm_user_settings_defaults";
+  op: "update";
+  property: string;
+  value: unknown;
+};
 
 export type UserStatusEvent = {
   type: "user_status";

@@ -6,18 +6,8 @@ import type { RealmSnapshot } from "../world/realm.js";
 /**
  * Does the user share read receipts (Zulip's send_read_receipts privacy setting,
  * default true)? The one place that reads it.
- * TODO(user settings): chatd has no PATCH /settings yet; this reads the key from the
- * users.settings JSON meant for per-user settings, so a user without one shares them.
- * Point it at wherever PATCH /settings stores the setting.
  */
-export function sendsReadReceipts(user: UserRow): boolean {
-  try {
-    const settings = JSON.parse(user.settings || "{}") as Record<string, unknown>;
-    return settings.send_read_receipts !== false;
-  } catch {
-    return true;
-  }
-}
+export const sendsReadReceipts = (user: UserRow): boolean => bool(user.send_read_receipts);
 
 /**
  * GET /messages/{id}/read_receipts (Zulip's read_receipts): the active users who marked

@@ -39,6 +39,12 @@ import {
   fetchStopWordsState,
   fetchVideoCallsState,
 } from "./unbuilt-features.js";
+import {
+  fetchLegacyDisplaySettingsState,
+  fetchLegacyNotificationSettingsState,
+  fetchRealmUserSettingsDefaultsState,
+  fetchUserSettingsState,
+} from "./user-settings.js";
 import type { StateContext, StateFetcher } from "./state-context.js";
 
 /**
@@ -52,6 +58,10 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   custom_profile_fields: fetchCustomProfileFieldsState,
   user_status: fetchUserStatusState,
   presence: fetchPresenceState,
+  user_settings: fetchUserSettingsState,
+  update_display_settings: fetchLegacyDisplaySettingsState,
+  update_global_notifications: fetchLegacyNotificationSettingsState,
+  realm_user_settings_defaults: fetchRealmUserSettingsDefaultsState,
   navigation_views: fetchNavigationViewsState,
   saved_snippets: fetchSavedSnippetsState,
   drafts: fetchDraftsState,

@@ -216,4 +216,25 @@ describe("drafts", function () {
     expect((state.drafts as Draft[]).map((d) => d.id)).to.deep.equal([kept, ids[0]]);
     expect(await pendingEvents(othello.client, other.queue_id as string)).to.deep.equal([]);
   });
+
+  it("turning enable_drafts_synchronization off forgets the server's drafts and refuses the endpoints", async function () {
+    const { u, hamlet, drafts, create, post } = await fresh();
+    const [kept] = await create([dm([u.othello!.id], "kept elsewhere")]);
+    const queue = await register(hamlet.client, { event_types: ["drafts"] });
+    expectSuccess(await hamlet.client.patch("/settings", { enable_drafts_synchronization: false }));
+    expect(await server.app.knex("drafts").where({ user_id: hamlet.id })).to.deep.equal([]);
+    // Nothing was deleted from the clients' point of view: no drafts events.
+    expect(await pendingEvents(hamlet.client, queue.queue_id as string)).to.deep.equal([]);
+    const refused = "User has disabled synchronizing drafts.";
+    expectError(await hamlet.client.get("/drafts"), 400, refused);
+    expectError(await post([dm([], "new")]), 400, refused);
+    expectError(await hamlet.client.patch(`/drafts/${kept}`, { draft: dm([], "edited") }), 400, refused);
+    expectError(await hamlet.client.delete(`/drafts/${kept}`), 400, refused);
+    expect((await register(hamlet.client, { fetch_event_types: ["drafts"] })).drafts).to.deep.equal([]);
+    // Others are not affected; on again, the user starts afresh.
+    expect(await drafts(u.othello)).to.deep.equal([]);
+    expectSuccess(await hamlet.client.patch("/settings", { enable_drafts_synchronization: true }));
+    expect(await drafts()).to.deep.equal([]);
+    expect(await create([dm([], "again")])).to.have.lengthOf(1);
+  });
 });

@@ -99,6 +99,41 @@ describe("POST /messages/{message_id}/typing", function () {
     expect(later.get(own.cordelia)).to.have.lengthOf(1);
   });
 
+  it("honours the editor's send_*_typing_notifications and the recipients' receives_typing_notifications", async function () {
+    const ownRealm = await server.factory.realm();
+    const own = cast(ownRealm);
+    await createChannel(own.hamlet, "Elsinore", [own.hamlet, own.othello, own.cordelia]);
+    const inChannel = await sendToChannel(own.hamlet, "Elsinore", "castle", "draft");
+    const direct = await sendDirect(own.hamlet, [own.othello], "draft");
+    const settings = async (user: TestUser, params: Record<string, boolean>) => {
+      expectSuccess(await user.client.patch("/settings", params));
+    };
+    const queues = await listen([own.othello, own.cordelia]);
+    await settings(own.hamlet, { send_stream_typing_notifications: false });
+    expectError(
+      await typing(own.hamlet, inChannel, "start"),
+      400,
+      "User has disabled typing notifications for channel messages",
+    );
+    expectSuccess(await typing(own.hamlet, direct, "start"));
+    await settings(own.hamlet, {
+      send_stream_typing_notifications: true,
+      send_private_typing_notifications: false,
+    });
+    expectError(
+      await typing(own.hamlet, direct, "stop"),
+      400,
+      "User has disabled typing notifications for direct messages",
+    );
+    await settings(own.cordelia, { receives_typing_notifications: false });
+    expectSuccess(await typing(own.hamlet, inChannel, "stop"));
+    const events = await received(queues);
+    const messageIds = (user: TestUser) =>
+      (events.get(user) as Array<{ message_id: number }>).map((e) => e.message_id);
+    expect(messageIds(own.othello)).to.deep.equal([direct, inChannel]);
+    expect(messageIds(own.cordelia)).to.deep.equal([]);
+  });
+
   it("is only for whoever may edit the message's content now", async function () {
     const id = await sendToChannel(u.hamlet, "Denmark", "castle", "mine");
     const secret = await sendToChannel(u.othello, "Secret", "plans", "hush");

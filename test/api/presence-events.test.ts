@@ -133,6 +133,35 @@ describe("presence: register state, events, storage", function () {
       expect(events).to.have.lengthOf(1);
       expect(events[0]).to.deep.include({ type: "presence", user_id: hamlet.id });
     });
+
+    it("tell everyone when PATCH /settings turns presence_enabled off or on", async function () {
+      const { u } = await fresh();
+      await ping(u("hamlet"));
+      const q = await queues(u("othello"));
+      const hamlet = u("hamlet").id;
+      expectSuccess(await u("hamlet").client.patch("/settings", { presence_enabled: false }));
+      const seen = async () =>
+        expectSuccess(await u("othello").client.get(`/users/${hamlet}/presence`, { slim_presence: true }))
+          .presence as Record<string, number>;
+      const hiddenNow = await seen();
+      expect(hiddenNow.idle_timestamp).to.be.closeTo(now() - 320, 2);
+      expect(strip(await pendingEvents(u("othello").client, q.modern))).to.deep.equal([
+        { type: "presence", presences: { [hamlet]: hiddenNow } },
+      ]);
+      const [hidden] = strip(await pendingEvents(u("othello").client, q.legacy));
+      expect(hidden).to.deep.include({ type: "presence", user_id: hamlet, email: "hamlet@zulip.test" });
+      expect((hidden!.presence as { website: { status: string } }).website.status).to.equal("idle");
+      const seenSoFar = (await pendingEvents(u("othello").client, q.modern)).at(-1)!.id as number;
+      minutes(1);
+      expectSuccess(await u("hamlet").client.patch("/settings", { presence_enabled: true }));
+      const shown = await seen();
+      expect(shown.active_timestamp).to.be.closeTo(now(), 2);
+      const onEvents = await pendingEvents(u("othello").client, q.modern, seenSoFar);
+      expect(strip(onEvents)).to.deep.equal([{ type: "presence", presences: { [hamlet]: shown } }]);
+      // Unchanged: no event.
+      expectSuccess(await u("hamlet").client.patch("/settings", { presence_enabled: true }));
+      expect(await pendingEvents(u("othello").client, q.modern, onEvents[0]!.id as number)).to.deep.equal([]);
+    });
   });
 
   describe("register", function () {
@@ -198,9 +227,12 @@ describe("presence: register state, events, storage", function () {
         minutes(1);
         expectSuccess(await u("othello").client.post("/users/me/status", { away: true }));
         expectSuccess(await u("othello").client.post("/users/me/status", { away: false }));
+        minutes(1);
+        expectSuccess(await u("hamlet").client.patch("/settings", { presence_enabled: false }));
+        expectSuccess(await u("cordelia").client.patch("/settings", { presence_enabled: true }));
       };
       const events = await verifyRegisterParity(u("iago").client, {}, act);
-      expect(events.filter((e) => e.type === "presence")).to.have.lengthOf(6);
+      expect(events.filter((e) => e.type === "presence")).to.have.lengthOf(8);
       const modern = await verifyRegisterParity(
         u("iago").client,
         { client_capabilities: { simplified_presence_events: true } },

@@ -354,5 +354,34 @@ describe("presence", function () {
       expect(shown.active_timestamp).to.be.closeTo(now(), 2);
       expect(shown.idle_timestamp).to.equal(shown.active_timestamp);
     });
+
+    it("is the same through PATCH /settings presence_enabled", async function () {
+      const { u } = await fresh();
+      minutes(10);
+      expectSuccess(await ping(u("hamlet")));
+      const seen = async () =>
+        expectSuccess(
+          await u("othello").client.get(`/users/${u("hamlet").id}/presence`, { slim_presence: true }),
+        ).presence as { active_timestamp: number; idle_timestamp: number };
+      expectSuccess(await u("hamlet").client.patch("/settings", { presence_enabled: false }));
+      const off = now();
+      const hidden = await seen();
+      expect(hidden.idle_timestamp).to.be.closeTo(off - 320, 2);
+      expect(
+        expectSuccess(await u("othello").client.get(`/users/${u("hamlet").id}/presence`)).presence.aggregated
+          .status,
+      ).to.equal("offline");
+      minutes(2);
+      expectSuccess(await ping(u("hamlet")));
+      expect(await seen()).to.deep.equal(hidden);
+      expectSuccess(await u("hamlet").client.patch("/settings", { presence_enabled: true }));
+      const shown = await seen();
+      expect(shown.active_timestamp).to.be.closeTo(now(), 2);
+      expect(shown.idle_timestamp).to.equal(shown.active_timestamp);
+      // Sending the value it already has changes nothing.
+      minutes(3);
+      expectSuccess(await u("hamlet").client.patch("/settings", { presence_enabled: true }));
+      expect(await seen()).to.deep.equal(shown);
+    });
   });
 });

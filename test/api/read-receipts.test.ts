@@ -32,12 +32,8 @@ describe("GET /messages/{message_id}/read_receipts", function () {
     });
     expectSuccess(res);
   };
-  const setSetting = async (user: TestUser, settings: Record<string, unknown>) => {
-    await server.app
-      .knex("users")
-      .where({ id: user.id })
-      .update({ settings: JSON.stringify(settings) });
-    server.app.realms.invalidate(realm.id);
+  const setSetting = async (user: TestUser, settings: Record<string, boolean>) => {
+    expectSuccess(await user.client.patch("/settings", settings));
   };
 
   it("lists who read the message, ascending, never its sender; the viewer too", async function () {

@@ -118,6 +118,70 @@ describe("topics and typing", function () {
       expect(await pendingEvents(u.hamlet.client, hamlet)).to.deep.equal([]);
     });
 
+    describe("the users' typing settings", function () {
+      const settings = async (user: TestUser, params: Record<string, boolean>) => {
+        expectSuccess(await user.client.patch("/settings", params));
+      };
+      afterEach(async function () {
+        const all = {
+          send_private_typing_notifications: true,
+          send_stream_typing_notifications: true,
+          receives_typing_notifications: true,
+        };
+        for (const user of [u.hamlet, u.othello, u.cordelia]) await settings(user, all);
+      });
+
+      it("refuses to send what the sender turned off, sending nothing", async function () {
+        const othello = await listen(u.othello);
+        await settings(u.hamlet, { send_private_typing_notifications: false });
+        const direct = { op: "start", to: JSON.stringify([u.othello.id]) };
+        const channel = { type: "stream", op: "start", stream_id: denmark, topic: "castle" };
+        expectError(
+          await u.hamlet.client.post("/typing", direct),
+          400,
+          "User has disabled typing notifications for direct messages",
+        );
+        expectSuccess(await u.hamlet.client.post("/typing", channel));
+        await settings(u.hamlet, {
+          send_private_typing_notifications: true,
+          send_stream_typing_notifications: false,
+        });
+        expectError(
+          await u.hamlet.client.post("/typing", channel),
+          400,
+          "User has disabled typing notifications for channel messages",
+        );
+        expectSuccess(await u.hamlet.client.post("/typing", direct));
+        const events = await pendingEvents(u.othello.client, othello);
+        expect(events.map((e) => e.message_type as string)).to.deep.equal(["stream", "direct"]);
+      });
+
+      it("delivers nothing to those who turned receiving off", async function () {
+        const othello = await listen(u.othello);
+        const cordelia = await listen(u.cordelia);
+        const hamlet = await listen(u.hamlet);
+        await settings(u.othello, { receives_typing_notifications: false });
+        expectSuccess(
+          await u.hamlet.client.post("/typing", { op: "start", to: JSON.stringify([u.othello.id]) }),
+        );
+        expectSuccess(
+          await u.hamlet.client.post("/typing", {
+            type: "channel",
+            op: "start",
+            stream_id: denmark,
+            topic: "x",
+          }),
+        );
+        expect(await pendingEvents(u.othello.client, othello)).to.deep.equal([]);
+        expect(
+          (await pendingEvents(u.cordelia.client, cordelia)).map((e) => e.message_type as string),
+        ).to.deep.equal(["stream"]);
+        expect(
+          (await pendingEvents(u.hamlet.client, hamlet)).map((e) => e.message_type as string),
+        ).to.deep.equal(["direct"]);
+      });
+    });
+
     it("refuses bad input", async function () {
       const post = (params: Record<string, string | number>) => u.hamlet.client.post("/typing", params);
       expectError(await post({ op: "start" }), 400, "Missing 'to' argument", "REQUEST_VARIABLE_MISSING");

@@ -156,6 +156,30 @@ describe("user status", function () {
     expect((await server.factory.row(realm.id, u("hamlet").id)).presence_enabled).to.be.oneOf([1, true]);
   });
 
+  it("PATCH /settings presence_enabled shows as away to everyone who lists the user's status", async function () {
+    const { u, setStatus, statusOf } = await fresh();
+    const { queue_id } = await register(u("othello").client, { event_types: ["user_status"] });
+    const events = await verifyRegisterParity(u("iago").client, {}, async () => {
+      expectSuccess(await setStatus("hamlet", { status_text: "in the castle" }));
+      expectSuccess(await u("hamlet").client.patch("/settings", { presence_enabled: false }));
+      // Cordelia has no status: user_status does not list her, on or off.
+      expectSuccess(await u("cordelia").client.patch("/settings", { presence_enabled: false }));
+    });
+    expect(await statusOf("hamlet")).to.deep.equal({ away: true, status_text: "in the castle" });
+    expect(await statusOf("cordelia")).to.deep.equal({});
+    const hamlet = u("hamlet").id;
+    const told = (await pendingEvents(u("othello").client, queue_id)).map(({ id: _id, ...e }) => e);
+    expect(told).to.deep.equal([
+      { type: "user_status", user_id: hamlet, status_text: "in the castle" },
+      { type: "user_status", user_id: hamlet, away: true },
+    ]);
+    expect(events.filter((e) => e.type === "user_status")).to.have.lengthOf(2);
+    await verifyRegisterParity(u("iago").client, {}, async () => {
+      expectSuccess(await u("hamlet").client.patch("/settings", { presence_enabled: true }));
+    });
+    expect(await statusOf("hamlet")).to.deep.equal({ status_text: "in the castle" });
+  });
+
   it("GET /users/{id}/status refuses unknown users", async function () {
     const { u } = await fresh();
     expectError(await u("hamlet").client.get("/users/999999/status"), 400, "No such user");

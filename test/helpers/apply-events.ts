@@ -220,6 +220,15 @@ function applyLegacyNotificationSetting(state: State, event: Event): void {
   if (event.notification_name in state) state[event.notification_name] = event.setting;
 }
 
+function applyLegacyDisplaySetting(state: State, event: Event): void {
+  if (event.setting_name in state) state[event.setting_name] = event.setting;
+}
+
+function applyRealmUserSettingsDefaults(state: State, event: Event): void {
+  const defaults = state.realm_user_settings_defaults as Event | undefined;
+  if (defaults && event.op === "update") defaults[event.property] = event.value;
+}
+
 function applyNavigationView(state: State, event: Event): void {
   const views = state.navigation_views as Event[] | undefined;
   if (!views) return;
@@ -593,6 +602,8 @@ export const APPLIERS: Record<string, Applier> = {
   presence: applyPresence,
   user_settings: applyUserSettings,
   update_global_notifications: applyLegacyNotificationSetting,
+  update_display_settings: applyLegacyDisplaySetting,
+  realm_user_settings_defaults: applyRealmUserSettingsDefaults,
   user_group: applyUserGroup,
   navigation_view: applyNavigationView,
   saved_snippets: applySavedSnippets,

@@ -19,12 +19,7 @@ import { format, resolveConfig } from "prettier";
 const OUTPUT = new URL("../../../test/fixtures/register-keys.json", import.meta.url);
 
 /** Fetch types (or single keys) built elsewhere, with who builds them. */
-const PENDING_FETCH_TYPES: Record<string, string> = {
-  user_settings: "user settings (PATCH /settings)",
-  realm_user_settings_defaults: "user settings (PATCH /settings)",
-  update_display_settings: "user settings (PATCH /settings)",
-  update_global_notifications: "user settings (PATCH /settings)",
-};
+const PENDING_FETCH_TYPES: Record<string, string> = {};
 const PENDING_KEYS: Record<string, string> = {};
 
 /** Keys whose description names no fetch type: the type Zulip's fetch_initial_state_data uses. */

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import type { Knex } from "knex";
 import { testConfig } from "../../src/config.js";
 import { createKnex } from "../../src/db/knex.js";
 import { migrateLatest, migrationStatus } from "../../src/db/migrate.js";
@@ -75,6 +76,49 @@ describe("database: migrations and connection settings", function () {
       expect(sql).to.match(
         /user_messages_unread ON user_messages \(user_id, message_id\) WHERE \(flags & 1\) = 0/,
       );
+    } finally {
+      await knex.destroy();
+    }
+  });
+
+  it("gives existing realms their settings for new users, and existing users those defaults", async function () {
+    const knex = createKnex(testConfig(dir));
+    const upTo = (name: string): Knex.MigratorConfig => ({
+      migrationSource: {
+        getMigrations: () =>
+          Promise.resolve(
+            MIGRATIONS.slice(
+              0,
+              MIGRATIONS.findIndex(([n]) => n === name),
+            ),
+          ),
+        getMigrationName: ([n]: (typeof MIGRATIONS)[number]) => n,
+        getMigration: ([, m]: (typeof MIGRATIONS)[number]) => Promise.resolve(m),
+      },
+    });
+    try {
+      await knex.migrate.latest(upTo("20261125000200_user_settings"));
+      const [realmId] = (await knex("realms").insert({ string_id: "old", name: "Old", date_created: 0 })) as [
+        number,
+      ];
+      await knex("users").insert({
+        realm_id: realmId,
+        email: "old@example.com",
+        delivery_email: "old@example.com",
+        full_name: "Old Timer",
+        date_joined: 0,
+        presence_enabled: false,
+      });
+      await migrateLatest(knex);
+      const defaults = await knex("realm_user_settings_defaults").where({ realm_id: realmId }).first();
+      expect(defaults).to.include({
+        emojiset: "google",
+        email_address_visibility: 1,
+        default_language: "en",
+      });
+      const user = await knex("users").where({ email: "old@example.com" }).first();
+      expect(user).to.include({ emojiset: "google", send_read_receipts: 1, presence_enabled: 0 });
+      expect(user.twenty_four_hour_time).to.equal(0);
     } finally {
       await knex.destroy();
     }

@@ -1,16 +1,23 @@
+import type { UserRow } from "../../db/rows.js";
 import {
   type CustomProfileFieldsEvent,
   type Flavour,
   type PersonUpdate,
   type RealmBotEvent,
   type RealmUserEvent,
+  type RealmUserSettingsDefaultsEvent,
   type UserSettingsEvent,
   type UserStatusEvent,
   type WireEvent,
 } from "../../events/types.js";
 import type { WireEmoji, WireProfileField } from "../../events/wire-types.js";
+import { languageName } from "../../world/languages.js";
+import { userSettingSpec, type SettingValue } from "../../world/user-settings.js";
 
-/** Events about users: realm_user, user_settings, user_status, custom_profile_fields. */
+/**
+ * Events about users: realm_user, user_settings, realm_user_settings_defaults,
+ * user_status, custom_profile_fields.
+ */
 
 const GRAVATAR_PREFIX = "https://secure.gravatar.com/";
 
@@ -57,30 +64,55 @@ export const realmUserFlavour: Flavour<"realm_user"> = (event, { options, extra 
   return { ...shaped, person: { ...person, avatar_url: null } };
 };
 
-/**
- * user_settings events: clients without the user_settings_object capability also get
- * the legacy update_global_notifications event for notification settings. Actions put
- * the user's email under LEGACY_USER_EMAIL in the per-recipient extra; never sent.
- */
-export const LEGACY_USER_EMAIL = "legacy_user_email";
-const LEGACY_NOTIFICATION_SETTINGS = new Set(["presence_enabled"]);
-
-export function userSettingsEvent(property: string, value: unknown): UserSettingsEvent {
-  return { type: "user_settings", op: "update", property, value };
+/** A change of one of the user's own settings (sent to that user only). */
+export function userSettingsEvent(user: UserRow, property: string, value: SettingValue): UserSettingsEvent {
+  const legacy = userSettingSpec(property)?.legacy ?? null;
+  return {
+    type: "user_settings",
+    op: "update",
+    property,
+    value,
+    ...(property === "default_language" ? { language_name: languageName(String(value)) } : {}),
+    _legacy: legacy ? { group: legacy, user: user.email } : null,
+  };
 }
 
-export const userSettingsFlavour: Flavour<"user_settings"> = (event, { options, extra }) => {
-  const { [LEGACY_USER_EMAIL]: email, ...shaped }: WireEvent = extra ? { ...event, ...extra } : event;
-  if (options.capabilities.user_settings_object === true) return shaped;
-  if (!LEGACY_NOTIFICATION_SETTINGS.has(event.property)) return shaped;
-  const legacy: WireEvent = {
-    type: "update_global_notifications",
-    user: email,
-    notification_name: event.property,
-    setting: shaped.value,
-  };
-  return [shaped, legacy];
+/**
+ * Clients with the user_settings_object capability get the user_settings event alone;
+ * others also get the legacy event of settings older than feature level 89, as Zulip
+ * sends both and its queues drop the legacy one for capable clients.
+ */
+export const userSettingsFlavour: Flavour<"user_settings"> = (event, { options }) => {
+  const { _legacy: legacy, ...modern } = event;
+  if (!legacy || options.capabilities.user_settings_object === true) return modern;
+  const languageName = event.language_name !== undefined ? { language_name: event.language_name } : {};
+  const old: WireEvent =
+    legacy.group === "display"
+      ? {
+          type: "update_display_settings",
+          user: legacy.user,
+          setting_name: event.property,
+          setting: event.value,
+          ...languageName,
+        }
+      : {
+          type: "update_global_notifications",
+          user: legacy.user,
+          notification_name: event.property,
+          setting: event.value,
+        };
+  return [modern, old];
 };
+
+/** The wire types userSettingsFlavour may deliver besides user_settings. */
+export const LEGACY_SETTINGS_EVENT_TYPES = ["update_display_settings", "update_global_notifications"];
+
+export function realmUserSettingsDefaultsEvent(
+  property: string,
+  value: SettingValue,
+): RealmUserSettingsDefaultsEvent {
+  return { type: "realm_user_settings_defaults", op: "update", property, value };
+}
 
 /** What changed in a user's status; only the given fields are sent. */
 export interface UserStatusChange {

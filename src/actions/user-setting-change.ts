@@ -1,0 +1,47 @@
+import type { App } from "../app.js";
+import type { UserRow, UserSettingName } from "../db/rows.js";
+import type { Tx } from "../db/tx.js";
+import { activeUserIds } from "../lib/recipients.js";
+import { realmUserEvents, userSettingsEvent } from "../presenters/events/users.js";
+import type { SettingValue } from "../world/user-settings.js";
+import { doForgetDrafts } from "./drafts.js";
+import { doChangePresenceEnabled } from "./presence.js";
+import { doChangeEmailVisibility } from "./users.js";
+
+/**
+ * Zulip's do_change_user_setting: stores one personal setting and tells the user's
+ * clients (user_settings, and the legacy event for clients that need it). A few
+ * settings do more: the time zone everyone sees, who sees the email, presence_enabled,
+ * which shows the user offline (or active again) to everyone, and turning drafts
+ * synchronization off, which forgets the drafts the server holds.
+ * `user` is the row before the change; the caller checked the value.
+ */
+export async function doChangeUserSetting(
+  app: App,
+  tx: Tx,
+  user: UserRow,
+  name: UserSettingName,
+  value: SettingValue,
+): Promise<void> {
+  await tx
+    .knex("users")
+    .where({ id: user.id })
+    .update({ [name]: value });
+  tx.afterCommit(() => app.realms.invalidate(user.realm_id));
+  tx.sendEventOnCommit(user.realm_id, userSettingsEvent(user, name, value), [user.id]);
+  if (name === "timezone") {
+    const snapshot = await app.realms.get(tx.knex, user.realm_id);
+    tx.sendEventOnCommit(
+      user.realm_id,
+      realmUserEvents.update({ user_id: user.id, email: user.email, timezone: String(value) }),
+      activeUserIds(snapshot),
+    );
+  } else if (name === "email_address_visibility") {
+    await doChangeEmailVisibility(app, tx, user, user.email_address_visibility, Number(value));
+  } else if (name === "enable_drafts_synchronization" && value === false) {
+    await doForgetDrafts(tx, user.id);
+  } else if (name === "presence_enabled") {
+    const snapshot = await app.realms.get(tx.knex, user.realm_id);
+    await doChangePresenceEnabled(app, tx, snapshot, user, value === true);
+  }
+}
