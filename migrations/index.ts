@@ -10,6 +10,7 @@ import * as presenceUpdateId from "./20261124030000_presence_update_id.js";
 import * as userTopicIndex from "./20261124040000_user_topic_index.js";
 import * as drafts from "./20261125000000_drafts.js";
 import * as scheduledMessages from "./20261125000100_scheduled_messages.js";
+import * as botConfigData from "./20261125000200_bot_config_data.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -29,4 +30,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261124040000_user_topic_index", userTopicIndex],
   ["20261125000000_drafts", drafts],
   ["20261125000100_scheduled_messages", scheduledMessages],
+  ["20261125000200_bot_config_data", botConfigData],
 ];

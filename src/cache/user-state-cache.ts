@@ -71,6 +71,7 @@ export class UserStateCache {
       case "default_streams":
       case "channel_folder":
       case "realm":
+      case "realm_bot":
       case "user_group":
       case "user_settings":
       case "user_status":

@@ -29,6 +29,7 @@ export const FLAVOURS: FlavourTable = {
   channel_folder: null,
   realm: null,
   realm_user: realmUserFlavour,
+  realm_bot: null,
   user_group: userGroupFlavour,
   user_settings: userSettingsFlavour,
   user_status: null,

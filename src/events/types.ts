@@ -1,5 +1,7 @@
 import type {
   MessageEventHints,
+  WireBot,
+  WireBotService,
   WireChannel,
   WireChannelFolder,
   WireDraft,
@@ -40,6 +42,7 @@ export type ChatEvent =
   | ChannelFolderEvent
   | RealmEvent
   | RealmUserEvent
+  | RealmBotEvent
   | UserGroupEvent
   | UserSettingsEvent
   | UserStatusEvent
@@ -218,6 +221,7 @@ export type PersonUpdate = { user_id: number } & (
   | { delivery_email: string }
   | { new_email: string }
   | { is_active: boolean }
+  | { bot_owner_id: number }
   | {
       avatar_source: string;
       avatar_url: string | null;
@@ -230,6 +234,28 @@ export type PersonUpdate = { user_id: number } & (
 export type RealmUserEvent =
   /** A new user; `person` is per recipient (what each may see of them). */
   { type: "realm_user"; op: "add" } | { type: "realm_user"; op: "update"; person: PersonUpdate };
+
+/** One changed attribute of a bot (realm_bot update's `bot`). */
+export type BotUpdate = { user_id: number } & (
+  | { full_name: string }
+  | { is_active: boolean }
+  | { owner_id: number }
+  | { default_sending_stream: string | null }
+  | { default_events_register_stream: string | null }
+  | { default_all_public_streams: boolean }
+  | { services: WireBotService[] }
+);
+
+/**
+ * A bot's configuration, for those who administer it (register's realm_bots): a new
+ * bot (or one newly owned), a change, and `delete` for a previous owner. Zulip's
+ * `remove` (a deactivated bot) is no longer sent since feature level 222: deactivation
+ * is an update of is_active.
+ */
+export type RealmBotEvent =
+  | { type: "realm_bot"; op: "add"; bot: WireBot }
+  | { type: "realm_bot"; op: "update"; bot: BotUpdate }
+  | { type: "realm_bot"; op: "delete"; bot: { user_id: number } };
 
 /** A user_group event as clients get it. */
 export type UserGroupWireEvent =

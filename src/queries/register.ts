@@ -22,6 +22,7 @@ import { fetchRealmUserGroupsState } from "./realm-state.js";
 import { fetchSavedSnippetsState } from "./saved-snippets.js";
 import { fetchRemindersState, fetchScheduledMessagesState } from "./scheduled-messages.js";
 import { fetchUserStatusState } from "./user-status.js";
+import { fetchRealmBotsState } from "./realm-bots.js";
 import type { StateContext, StateFetcher } from "./state-context.js";
 
 /**
@@ -31,6 +32,7 @@ import type { StateContext, StateFetcher } from "./state-context.js";
 export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   realm: fetchRealmState,
   realm_user: fetchRealmUserState,
+  realm_bot: fetchRealmBotsState,
   realm_user_groups: fetchRealmUserGroupsState,
   custom_profile_fields: fetchCustomProfileFieldsState,
   user_status: fetchUserStatusState,

@@ -527,6 +527,32 @@ function applyRealm(state: State, event: Event): void {
   }
 }
 
+/**
+ * Zulip's apply_event for realm_bot: add appends, delete drops, update merges the
+ * changed fields (an owner change only sets owner_id). Bots are kept in ID order, as
+ * a fresh register lists them (clients treat the list as a set).
+ */
+function applyRealmBot(state: State, event: Event): void {
+  const bots = state.realm_bots as Event[] | undefined;
+  if (!bots) return;
+  const bot = event.bot as Event;
+  switch (event.op) {
+    case "add":
+      bots.push({ ...bot });
+      bots.sort(byUserId);
+      break;
+    case "delete":
+      state.realm_bots = bots.filter((b) => b.user_id !== bot.user_id);
+      break;
+    case "update": {
+      const target = bots.find((b) => b.user_id === bot.user_id);
+      if (target && "owner_id" in bot) target.owner_id = bot.owner_id;
+      else if (target) Object.assign(target, bot);
+      break;
+    }
+  }
+}
+
 /** What Zulip's clients do with `device` events: a new device has no push registration. */
 function applyDevice(state: State, event: Event): void {
   const devices = state.devices as Record<string, unknown> | undefined;
@@ -586,6 +612,7 @@ export const APPLIERS: Record<string, Applier> = {
   scheduled_messages: timedItemsApplier("scheduled_messages", "scheduled_message_id"),
   reminders: timedItemsApplier("reminders", "reminder_id"),
   realm: applyRealm,
+  realm_bot: applyRealmBot,
   subscription: applySubscription,
   stream: applyStream,
   channel_folder: applyChannelFolder,
