@@ -165,6 +165,7 @@ async function botRecords(app: App, realm: RealmSnapshot) {
 
 const listCommand = new Command("list")
   .description("list every bot of the organization, deactivated ones included")
+  .option("--no-input", "never prompt (this command asks nothing)")
   .option("--json", "print the bots as register's realm_bots lists them")
   .action(async (opts: { json?: boolean }, cmd: Command) => {
     await withApp(configFor(cmd), async (app) => {
