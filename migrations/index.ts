@@ -11,6 +11,7 @@ import * as userTopicIndex from "./20261124040000_user_topic_index.js";
 import * as drafts from "./20261125000000_drafts.js";
 import * as scheduledMessages from "./20261125000100_scheduled_messages.js";
 import * as userSettings from "./20261125000200_user_settings.js";
+import * as botConfigData from "./20261125000300_bot_config_data.js";
 import * as attachments from "./20261125010000_attachments.js";
 
 export interface Migration {
@@ -32,5 +33,6 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261125000000_drafts", drafts],
   ["20261125000100_scheduled_messages", scheduledMessages],
   ["20261125000200_user_settings", userSettings],
+  ["20261125000300_bot_config_data", botConfigData],
   ["20261125010000_attachments", attachments],
 ];

@@ -1,12 +1,12 @@
 import { userGroupEvents } from "../presenters/events/user-groups.js";
 import { subscriptionEvents } from "../presenters/events/channels.js";
-import { VIEWER_SEES_EMAIL, realmBotActivationEvent, realmUserEvents } from "../presenters/events/users.js";
+import { VIEWER_SEES_EMAIL, realmUserEvents } from "../presenters/events/users.js";
 import type { App } from "../app.js";
 import { emailHost } from "../config.js";
 import { bool, type RealmRow, type UserRow } from "../db/rows.js";
 import { insertReturningId } from "../db/insert.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest, insufficientPermission, mustBeOwner, noSuchUser } from "../errors.js";
+import { badRequest, insufficientPermission, mustBeAdmin, mustBeOwner, noSuchUser } from "../errors.js";
 import { dummyEmail, isValidEmail } from "../lib/emails.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { activeUserIds } from "../lib/recipients.js";
@@ -21,6 +21,10 @@ import { realmUserDefaultsRow } from "../queries/user-settings.js";
 import { settingsCopiedForNewUser } from "../world/user-settings.js";
 import { notifyChannelAccessChanges } from "./channels.js";
 import { channelViewerIds } from "../permissions/channel-access.js";
+import { botAdministratorIds, canAdministerBot, mayCreateBot } from "../permissions/bots.js";
+import { realmBotEvents } from "../presenters/events/bots.js";
+import { reloadBot, sendBotOwnerUpdateEvents, sendBotUpdate } from "./bot-events.js";
+import { BOT_TYPE } from "../world/bots.js";
 
 export const MAX_FULL_NAME_LENGTH = 100;
 export const MIN_API_PASSWORD_LENGTH = 6;
@@ -76,6 +80,10 @@ export interface CreateUserInput {
   canCreateUsers?: boolean;
   canChangeUserEmails?: boolean;
   emailAddressVisibility?: number;
+  /** Bots: where they send and register by default (channel IDs). */
+  defaultSendingStreamId?: number | null;
+  defaultEventsRegisterStreamId?: number | null;
+  defaultAllPublicStreams?: boolean;
 }
 
 /** The user_group add_members / remove_members event Zulip sends to the whole realm. */
@@ -146,6 +154,9 @@ export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Pr
     password_hash: input.password ? await hashPassword(input.password, app.scrypt) : null,
     can_create_users: input.canCreateUsers ?? false,
     can_change_user_emails: input.canChangeUserEmails ?? false,
+    default_sending_stream_id: input.defaultSendingStreamId ?? null,
+    default_events_register_stream_id: input.defaultEventsRegisterStreamId ?? null,
+    default_all_public_streams: input.defaultAllPublicStreams ?? false,
   });
   // Humans whose email is not public authenticate with the dummy address.
   if (!input.isBot && visibility !== EMAIL_VISIBILITY.EVERYONE) {
@@ -300,6 +311,12 @@ export async function doChangeFullName(app: App, tx: Tx, target: UserRow, fullNa
     target.realm_id,
     realmUserEvents.update({ user_id: target.id, full_name: fullName }),
     activeUserIds(snapshot),
+  );
+  await sendBotUpdate(
+    app,
+    tx,
+    { ...target, full_name: fullName },
+    { user_id: target.id, full_name: fullName },
   );
 }
 
@@ -459,6 +476,7 @@ export async function doDeactivateUser(app: App, tx: Tx, target: UserRow): Promi
   const bots = [...snapshot.users].filter(
     (u) => bool(u.is_bot) && u.bot_owner_id === target.id && bool(u.is_active),
   );
+  const channels = await app.channels.get(tx.knex, target.realm_id);
   for (const user of [...bots, target]) {
     await tx.knex("users").where({ id: user.id }).update({ is_active: false });
     await tx.knex("subscriptions").where({ user_id: user.id }).update({ is_user_active: false });
@@ -467,15 +485,15 @@ export async function doDeactivateUser(app: App, tx: Tx, target: UserRow): Promi
       realmUserEvents.update({ user_id: user.id, is_active: false }),
       activeUserIds(snapshot),
     );
+    sendMembershipEventsForActivation(tx, snapshot, user.id, false);
+    await sendSubscriberActivationEvents(app, tx, snapshot, user.id, "peer_remove");
     if (bool(user.is_bot)) {
       tx.sendEventOnCommit(
         target.realm_id,
-        realmBotActivationEvent(user.id, false),
-        botAdministratorIds(snapshot, user),
+        realmBotEvents.update({ user_id: user.id, is_active: false }),
+        botAdministratorIds(snapshot, channels, user),
       );
     }
-    sendMembershipEventsForActivation(tx, snapshot, user.id, false);
-    await sendSubscriberActivationEvents(app, tx, snapshot, user.id, "peer_remove");
   }
   tx.afterCommit(() => app.realms.invalidate(target.realm_id));
 }
@@ -502,33 +520,38 @@ export async function checkDeactivateUser(
   });
 }
 
-export async function doReactivateUser(app: App, tx: Tx, target: UserRow): Promise<void> {
+/**
+ * Reactivates a user. A bot whose owner is deactivated passes to the user reactivating
+ * it (never to the operator), as in Zulip.
+ */
+export async function doReactivateUser(
+  app: App,
+  tx: Tx,
+  target: UserRow,
+  actor: Actor = "operator",
+): Promise<void> {
   const snapshot = await app.realms.get(tx.knex, target.realm_id);
   await tx.knex("users").where({ id: target.id }).update({ is_active: true });
   await tx.knex("subscriptions").where({ user_id: target.id }).update({ is_user_active: true });
+  const previousOwner = target.bot_owner_id === null ? undefined : snapshot.user(target.bot_owner_id);
+  const ownerChanges =
+    bool(target.is_bot) &&
+    actor !== "operator" &&
+    previousOwner !== undefined &&
+    !bool(previousOwner.is_active);
+  if (ownerChanges) await tx.knex("users").where({ id: target.id }).update({ bot_owner_id: actor.id });
   tx.afterCommit(() => app.realms.invalidate(target.realm_id));
   tx.sendEventOnCommit(target.realm_id, realmUserEvents.update({ user_id: target.id, is_active: true }), [
     ...activeUserIds(snapshot),
     target.id,
   ]);
   if (bool(target.is_bot)) {
-    tx.sendEventOnCommit(
-      target.realm_id,
-      realmBotActivationEvent(target.id, true),
-      botAdministratorIds(snapshot, target),
-    );
+    const bot = await reloadBot(tx, target.id);
+    await sendBotUpdate(app, tx, bot, { user_id: bot.id, is_active: true });
+    if (ownerChanges) await sendBotOwnerUpdateEvents(app, tx, bot, actor, previousOwner);
   }
   sendMembershipEventsForActivation(tx, snapshot, target.id, true);
   await sendSubscriberActivationEvents(app, tx, snapshot, target.id, "peer_add");
-}
-
-/** Who administers a bot (Zulip's bot_owner_user_ids): the administrators and its owner. */
-function botAdministratorIds(snapshot: RealmSnapshot, bot: UserRow): number[] {
-  const ids = new Set(
-    [...snapshot.users].filter((u) => bool(u.is_active) && isAdminRole(u.role)).map((u) => u.id),
-  );
-  if (bot.bot_owner_id !== null) ids.add(bot.bot_owner_id);
-  return [...ids];
 }
 
 /**
@@ -554,25 +577,58 @@ async function sendSubscriberActivationEvents(
 }
 
 /**
- * POST /users/{user_id}/reactivate (administrators; the endpoint checks). Reactivating
- * an active user changes nothing, as in Zulip (which has no such check).
+ * POST /users/{user_id}/reactivate: administrators reactivate users, and a bot's owner
+ * may reactivate the bot too (Zulip's can_admin_user). A bot comes back only if the
+ * one reactivating it may create such a bot and no other active user has its name.
+ * Reactivating an active user changes nothing, as in Zulip (which has no such check).
  */
 export async function checkReactivateUser(
   app: App,
   realmId: number,
-  _actor: Actor,
+  actor: Actor,
   targetId: number,
 ): Promise<void> {
   await app.db.transaction(async (tx) => {
     const snapshot = await app.realms.get(tx.knex, realmId);
     const target = snapshot.user(targetId);
     if (!target) throw noSuchUser();
+    if (actor !== "operator") {
+      if (!bool(target.is_bot) && !isAdminRole(actor.role)) throw mustBeAdmin();
+      if (bool(target.is_bot)) {
+        if (!canAdministerBot(actor, target)) throw insufficientPermission();
+        if (!mayCreateBot(snapshot, actor, target.bot_type ?? BOT_TYPE.GENERIC))
+          throw insufficientPermission();
+        checkBotNameAvailable(snapshot, target.full_name, { activation: true, exceptUserId: target.id });
+      }
+    }
     if (bool(target.is_mirror_dummy)) {
       throw badRequest("Cannot activate a placeholder account; ask the user to sign up, instead.");
     }
     if (bool(target.is_active)) return;
-    await doReactivateUser(app, tx, target);
+    await doReactivateUser(app, tx, target, actor);
   });
+}
+
+/**
+ * Zulip's check_bot_name_available: no active user of the realm may have exactly this
+ * name (a guard against mistakes, not a guarantee of unique names).
+ */
+export function checkBotNameAvailable(
+  snapshot: RealmSnapshot,
+  fullName: string,
+  options: { activation?: boolean; exceptUserId?: number } = {},
+): void {
+  const name = fullName.trim();
+  const taken = [...snapshot.users].some(
+    (u) => bool(u.is_active) && u.id !== options.exceptUserId && u.full_name === name,
+  );
+  if (!taken) return;
+  if (options.activation) {
+    throw badRequest(
+      `There is already an active bot named "${fullName}" in this organization. To reactivate this bot, you must rename or deactivate the other one first.`,
+    );
+  }
+  throw badRequest("Name is already in use.");
 }
 
 /** Sets a user's password (the CLI's set-password); API keys stay valid. */

@@ -1,6 +1,8 @@
 import type { Endpoint } from "../http/endpoint.js";
 import { fetchApiKey, regenerateApiKey } from "./auth.js";
 import { addAlertWords, getAlertWords, removeAlertWords } from "./alert-words.js";
+import { getBotStorage, removeBotStorage, updateBotStorage } from "./bot-storage.js";
+import { createBot, deactivateBot, getBots, regenerateBotApiKey, updateBot } from "./bots.js";
 import {
   createCustomProfileField,
   deleteCustomProfileField,
@@ -152,6 +154,15 @@ export const ENDPOINTS: readonly Endpoint[] = [
   updateDisplaySettings,
   updateNotificationSettings,
   updateRealmUserDefaults,
+  // bots
+  createBot,
+  getBots,
+  updateBot,
+  deactivateBot,
+  regenerateBotApiKey,
+  updateBotStorage,
+  getBotStorage,
+  removeBotStorage,
   // custom profile fields
   getCustomProfileFields,
   createCustomProfileField,

@@ -15,6 +15,7 @@ export const sendMessage = defineEndpoint({
   method: "POST",
   path: "/messages",
   auth: "user",
+  incomingWebhookBots: true,
   params: {
     type: p.oneOf(["stream", "channel", "private", "direct"]),
     to: rawText().optional(),

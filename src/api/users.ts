@@ -19,7 +19,7 @@ import { isRole, type Role } from "../world/roles.js";
 import { presentUser } from "../presenters/users.js";
 
 /** A role value (JSON): 100, 200, 300, 400 or 600. */
-const roleParam = p.json((value, name): Role => {
+export const roleParam = p.json((value, name): Role => {
   const role = check.int()(value, name);
   if (!isRole(role)) throw badRequest(`Invalid ${name}`);
   return role;
@@ -148,10 +148,11 @@ export const deactivateUser = defineEndpoint({
   },
 });
 
+/** POST /users/{user_id}/reactivate: administrators, and bots' owners for their bots. */
 export const reactivateUser = defineEndpoint({
   method: "POST",
   path: "/users/:user_id/reactivate",
-  auth: "admin",
+  auth: "user",
   params: { user_id: pathInt() },
   async handler({ app, user, realm, params }) {
     await checkReactivateUser(app, realm.id, user, accessUserById(realm, params.user_id).id);

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { apiKeyCommand } from "./commands/api-key.js";
 import { backupCommand } from "./commands/backup.js";
+import { botCommand } from "./commands/bot.js";
 import { channelCommand } from "./commands/channel.js";
 import { initCommand } from "./commands/init.js";
 import { messageCommand } from "./commands/message.js";
@@ -24,6 +25,7 @@ export function createProgram(): Command {
     .addCommand(migrateCommand)
     .addCommand(userCommand)
     .addCommand(channelCommand)
+    .addCommand(botCommand)
     .addCommand(messageCommand)
     .addCommand(topicCommand)
     .addCommand(apiKeyCommand)

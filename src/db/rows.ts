@@ -207,3 +207,15 @@ export interface UserPresenceRow {
   last_connected_time: DbBigInt | null;
   last_update_id: DbBigInt;
 }
+
+/** An outgoing-webhook bot's service (Zulip's Service): where and how it is called. */
+export interface BotServiceRow {
+  id: number;
+  bot_user_id: number;
+  name: string;
+  base_url: string;
+  /** Sent in each payload so the service can tell the request is ours. */
+  token: string;
+  /** 1 = Zulip-format payload, 2 = Slack-compatible. */
+  interface: number;
+}

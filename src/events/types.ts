@@ -1,6 +1,8 @@
 import type {
   MessageEventHints,
   WireAttachment,
+  WireBot,
+  WireBotService,
   WireChannel,
   WireChannelFolder,
   WireDraft,
@@ -231,6 +233,7 @@ export type PersonUpdate = { user_id: number } & (
   | { email: string; timezone: string }
   | { new_email: string }
   | { is_active: boolean }
+  | { bot_owner_id: number }
   | {
       avatar_source: string;
       avatar_url: string | null;
@@ -244,12 +247,27 @@ export type RealmUserEvent =
   /** A new user; `person` is per recipient (what each may see of them). */
   { type: "realm_user"; op: "add" } | { type: "realm_user"; op: "update"; person: PersonUpdate };
 
-/** A bot's changes, for those who administer it (realm_bots in /register). */
-export type RealmBotEvent = {
-  type: "realm_bot";
-  op: "update";
-  bot: { user_id: number; is_active: boolean };
-};
+/** One changed attribute of a bot (realm_bot update's `bot`). */
+export type BotUpdate = { user_id: number } & (
+  | { full_name: string }
+  | { is_active: boolean }
+  | { owner_id: number }
+  | { default_sending_stream: string | null }
+  | { default_events_register_stream: string | null }
+  | { default_all_public_streams: boolean }
+  | { services: WireBotService[] }
+);
+
+/**
+ * A bot's configuration, for those who administer it (register's realm_bots): a new
+ * bot (or one newly owned), a change, and `delete` for a previous owner. Zulip's
+ * `remove` (a deactivated bot) is no longer sent since feature level 222: deactivation
+ * is an update of is_active.
+ */
+export type RealmBotEvent =
+  | { type: "realm_bot"; op: "add"; bot: WireBot }
+  | { type: "realm_bot"; op: "update"; bot: BotUpdate }
+  | { type: "realm_bot"; op: "delete"; bot: { user_id: number } };
 
 /** A user_group event as clients get it. */
 export type UserGroupWireEvent =

@@ -160,3 +160,25 @@ export type WireAttachment = {
   create_time: number;
   messages: Array<{ id: number; date_sent: number }>;
 };
+
+/** An outgoing webhook bot's service, as realm_bots and realm_bot events list it. */
+export type WireOutgoingService = { base_url: string; interface: number; token: string };
+/** A configured bot's service (embedded bots; and config_data updates of any bot). */
+export type WireConfigService = { config_data: Record<string, string>; service_name?: string };
+export type WireBotService = WireOutgoingService | WireConfigService;
+
+/** presentBot's bot dictionary (presenters/bots.ts), as register's realm_bots holds it. */
+export type WireBot = {
+  email: string;
+  user_id: number;
+  full_name: string;
+  bot_type: number | null;
+  is_active: boolean;
+  api_key: string;
+  default_sending_stream: string | null;
+  default_events_register_stream: string | null;
+  default_all_public_streams: boolean;
+  avatar_url: string;
+  owner_id?: number | null;
+  services: WireBotService[];
+};

@@ -12,17 +12,30 @@ import { digestsEqual, hasApiKeyFormat, hashApiKey } from "../lib/api-keys.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { dummyEmail } from "../lib/emails.js";
 import { emailHost } from "../config.js";
+import { isIncomingWebhookBot } from "../world/bots.js";
 
 export interface Authenticated {
   user: UserRow;
   realm: RealmSnapshot;
 }
 
+export interface AuthenticateOptions {
+  /** Incoming-webhook bots' keys work only where this is set (sending messages). */
+  allowIncomingWebhookBots?: boolean;
+}
+
+export const notForIncomingWebhookBots = () =>
+  badRequest("This API is not available to incoming webhook bots.");
+
 /**
  * HTTP Basic authentication: username is the user's API email (or real or dummy email),
  * password an API key. Served from the realm cache: no query on the hot path.
  */
-export async function authenticate(app: App, header: string | undefined): Promise<Authenticated> {
+export async function authenticate(
+  app: App,
+  header: string | undefined,
+  options: AuthenticateOptions = {},
+): Promise<Authenticated> {
   if (!header) throw notLoggedIn();
   const [scheme, encoded] = header.trim().split(/\s+/, 2);
   if (scheme?.toLowerCase() !== "basic" || !encoded) {
@@ -44,6 +57,7 @@ export async function authenticate(app: App, header: string | undefined): Promis
   if (!user || !emailMatches(app, user, email)) throw invalidApiKey();
   if (bool(realm.realm.deactivated)) throw realmDeactivated();
   if (!bool(user.is_active)) throw userDeactivated();
+  if (isIncomingWebhookBot(user) && !options.allowIncomingWebhookBots) throw notForIncomingWebhookBots();
   return { user, realm };
 }
 

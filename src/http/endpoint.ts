@@ -53,6 +53,11 @@ export interface EndpointSpec<A extends AuthLevel, S extends ParamSpec> {
   /** Path under /api/v1: `:name` for a segment, `*name` for the rest (see router.ts). */
   path: string;
   auth: A;
+  /**
+   * May an incoming-webhook bot call it? Zulip's allow_incoming_webhooks: only sending
+   * messages (and the integrations' webhook URLs); every other endpoint refuses them.
+   */
+  incomingWebhookBots?: boolean;
   params: S;
   /**
    * The endpoint takes a file: its multipart body is streamed to a temporary file after
@@ -99,7 +104,9 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
           request,
         });
       } else {
-        const { user, realm } = await authenticate(app, ctx.get("authorization") || undefined);
+        const { user, realm } = await authenticate(app, ctx.get("authorization") || undefined, {
+          allowIncomingWebhookBots: spec.incomingWebhookBots === true,
+        });
         ctx.state.userId = user.id;
         if (spec.auth === "admin" && !isAdminRole(user.role)) throw mustBeAdmin();
         if (spec.auth === "owner" && !isOwnerRole(user.role)) throw mustBeOwner();

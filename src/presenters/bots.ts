@@ -1,25 +1,71 @@
-import { bool, type UserRow } from "../db/rows.js";
+import { bool, type BotServiceRow, type UserRow } from "../db/rows.js";
+import type { WireBot, WireBotService } from "../events/wire-types.js";
+import { BOT_TYPE } from "../world/bots.js";
+import type { ChannelSnapshot } from "../world/channels.js";
 import { avatarUrl } from "./users.js";
 
 /**
- * A bot as register's realm_bots and realm_bot events describe it to those who
- * administer it. chatd keeps only a digest of each API key, so the key itself cannot be
- * shown again (it is shown once, when issued); bots have no default channels or
- * services yet.
+ * Bots as those who administer them see them: register's realm_bots, realm_bot events,
+ * GET /bots. chatd keeps only a digest of each API key, so `api_key` is always empty:
+ * a bot's key is shown once, when POST /bots or a regeneration issues it.
  */
-export function presentBot(bot: UserRow): Record<string, unknown> {
+
+/** What a bot's record needs besides its row. */
+export interface BotDetails {
+  readonly channels: ChannelSnapshot;
+  readonly services: readonly BotServiceRow[];
+  readonly config: Readonly<Record<string, string>> | undefined;
+}
+
+export const channelNameOrNull = (channels: ChannelSnapshot, id: number | null): string | null =>
+  id === null ? null : (channels.channel(id)?.name ?? null);
+
+/** An outgoing webhook bot's service as events carry it. */
+export const presentOutgoingService = (service: BotServiceRow): WireBotService => ({
+  base_url: service.base_url,
+  interface: service.interface,
+  token: service.token,
+});
+
+/** Zulip's services: outgoing webhooks list theirs, embedded bots their configuration. */
+export function presentBotServices(bot: UserRow, details: BotDetails): WireBotService[] {
+  if (bot.bot_type === BOT_TYPE.OUTGOING_WEBHOOK) return details.services.map(presentOutgoingService);
+  if (bot.bot_type === BOT_TYPE.EMBEDDED && details.config) {
+    return [{ config_data: { ...details.config }, service_name: details.services[0]?.name ?? "" }];
+  }
+  return [];
+}
+
+/** A bot as realm_bots lists it (Zulip's get_owned_bot_dicts). */
+export function presentBot(bot: UserRow, details: BotDetails): WireBot {
   return {
-    user_id: bot.id,
     email: bot.email,
+    user_id: bot.id,
     full_name: bot.full_name,
     bot_type: bot.bot_type,
     is_active: bool(bot.is_active),
     api_key: "",
-    default_sending_stream: null,
-    default_events_register_stream: null,
-    default_all_public_streams: false,
-    avatar_url: avatarUrl(bot, false)!,
+    default_sending_stream: channelNameOrNull(details.channels, bot.default_sending_stream_id),
+    default_events_register_stream: channelNameOrNull(
+      details.channels,
+      bot.default_events_register_stream_id,
+    ),
+    default_all_public_streams: bool(bot.default_all_public_streams),
     owner_id: bot.bot_owner_id,
-    services: [],
+    avatar_url: avatarUrl(bot, false)!,
+    services: presentBotServices(bot, details),
+  };
+}
+
+/** A bot as GET /bots lists it for its owner (Zulip's get_bots_backend). */
+export function presentOwnedBot(bot: UserRow, channels: ChannelSnapshot): Record<string, unknown> {
+  return {
+    username: bot.email,
+    full_name: bot.full_name,
+    api_key: "",
+    avatar_url: avatarUrl(bot, false),
+    default_sending_stream: channelNameOrNull(channels, bot.default_sending_stream_id),
+    default_events_register_stream: channelNameOrNull(channels, bot.default_events_register_stream_id),
+    default_all_public_streams: bool(bot.default_all_public_streams),
   };
 }

@@ -1,18 +1,23 @@
-import { bool, type UserRow } from "../db/rows.js";
+import { botConfigs, botServices } from "../lib/bots.js";
+import { administeredBots } from "../permissions/bots.js";
 import { presentBot } from "../presenters/bots.js";
-import { isAdminRole } from "../world/roles.js";
-import type { RealmSnapshot } from "../world/realm.js";
 import type { StateContext } from "./state-context.js";
 
-/** The bots a user administers: every bot for an administrator, else the bots they own. */
-export function administeredBots(realm: RealmSnapshot, user: UserRow): UserRow[] {
-  const admin = isAdminRole(user.role);
-  return [...realm.users]
-    .filter((u) => bool(u.is_bot) && (admin || u.bot_owner_id === user.id))
-    .sort((a, b) => a.id - b.id);
-}
-
-/** The `realm_bot` fetch type: realm_bots, as Zulip's get_owned_bot_dicts. */
-export function fetchRealmBotsState(ctx: StateContext): Promise<Record<string, unknown>> {
-  return Promise.resolve({ realm_bots: administeredBots(ctx.realm, ctx.user).map(presentBot) });
+/**
+ * The `realm_bot` fetch type: realm_bots, the bots the user administers (every bot for
+ * an administrator, else their own), deactivated ones included, as Zulip's
+ * get_owned_bot_dicts.
+ */
+export async function fetchRealmBotsState(ctx: StateContext): Promise<Record<string, unknown>> {
+  const bots = administeredBots(ctx.realm, ctx.user);
+  if (bots.length === 0) return { realm_bots: [] };
+  const ids = bots.map((bot) => bot.id);
+  const channels = await ctx.app.channels.get(ctx.knex, ctx.realm.id);
+  const services = await botServices(ctx.knex, ids);
+  const configs = await botConfigs(ctx.knex, ids);
+  return {
+    realm_bots: bots.map((bot) =>
+      presentBot(bot, { channels, services: services.get(bot.id) ?? [], config: configs.get(bot.id) }),
+    ),
+  };
 }

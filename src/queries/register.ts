@@ -54,6 +54,7 @@ import type { StateContext, StateFetcher } from "./state-context.js";
 export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   realm: fetchRealmState,
   realm_user: fetchRealmUserState,
+  realm_bot: fetchRealmBotsState,
   realm_user_groups: fetchRealmUserGroupsState,
   custom_profile_fields: fetchCustomProfileFieldsState,
   user_status: fetchUserStatusState,
@@ -80,7 +81,6 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   muted_topics: fetchMutedTopicsState,
   muted_users: fetchMutedUsersState,
   alert_words: fetchAlertWordsState,
-  realm_bot: fetchRealmBotsState,
   // Features chatd does not have yet: their empty state (queries/unbuilt-features.ts).
   realm_emoji: fetchRealmEmojiState,
   realm_linkifiers: fetchRealmLinkifiersState,

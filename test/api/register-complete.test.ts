@@ -293,6 +293,8 @@ describe("POST /register is complete", function () {
       expect(events).to.deep.equal([
         { type: "realm_bot", op: "update", bot: { user_id: bot.id, is_active: false }, id: 0 },
         { type: "realm_bot", op: "update", bot: { user_id: bot.id, is_active: true }, id: 1 },
+        // As in Zulip, reactivating a bot whose owner is deactivated makes the actor its owner.
+        { type: "realm_bot", op: "update", bot: { user_id: bot.id, owner_id: c.iago.id }, id: 2 },
       ]);
       expect(await pendingEvents(c.othello.client, othello.queue_id as string)).to.deep.equal([]);
     });

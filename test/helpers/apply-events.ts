@@ -538,6 +538,32 @@ function applyRealm(state: State, event: Event): void {
   }
 }
 
+/**
+ * Zulip's apply_event for realm_bot: add appends, delete drops, update merges the
+ * changed fields (an owner change only sets owner_id). Bots are kept in ID order, as
+ * a fresh register lists them (clients treat the list as a set).
+ */
+function applyRealmBot(state: State, event: Event): void {
+  const bots = state.realm_bots as Event[] | undefined;
+  if (!bots) return;
+  const bot = event.bot as Event;
+  switch (event.op) {
+    case "add":
+      bots.push({ ...bot });
+      bots.sort(byUserId);
+      break;
+    case "delete":
+      state.realm_bots = bots.filter((b) => b.user_id !== bot.user_id);
+      break;
+    case "update": {
+      const target = bots.find((b) => b.user_id === bot.user_id);
+      if (target && "owner_id" in bot) target.owner_id = bot.owner_id;
+      else if (target) Object.assign(target, bot);
+      break;
+    }
+  }
+}
+
 /** What Zulip's clients do with `device` events: a new device has no push registration. */
 function applyDevice(state: State, event: Event): void {
   const devices = state.devices as Record<string, unknown> | undefined;
@@ -556,12 +582,6 @@ function applyDevice(state: State, event: Event): void {
   } else {
     throw new Error(`unexpected device op ${event.op}`);
   }
-}
-
-function applyRealmBot(state: State, event: Event): void {
-  const bots = state.realm_bots as Event[] | undefined;
-  const bot = bots?.find((b) => b.user_id === event.bot.user_id);
-  if (event.op === "update" && bot) Object.assign(bot, event.bot);
 }
 
 /**

@@ -3,7 +3,6 @@ import {
   type CustomProfileFieldsEvent,
   type Flavour,
   type PersonUpdate,
-  type RealmBotEvent,
   type RealmUserEvent,
   type RealmUserSettingsDefaultsEvent,
   type UserSettingsEvent,
@@ -36,13 +35,6 @@ export const realmUserEvents = {
     return { type: "realm_user", op: "update", person };
   },
 };
-
-/** realm_bot update: a bot's (de)activation, for those who administer it. */
-export const realmBotActivationEvent = (botId: number, isActive: boolean): RealmBotEvent => ({
-  type: "realm_bot",
-  op: "update",
-  bot: { user_id: botId, is_active: isActive },
-});
 
 /**
  * realm_user events carry full avatar URLs; a client that registered with

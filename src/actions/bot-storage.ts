@@ -1,0 +1,68 @@
+import type { App } from "../app.js";
+import type { UserRow } from "../db/rows.js";
+import { badRequest } from "../errors.js";
+import { BOT_STORAGE_SIZE_LIMIT, keyDoesNotExist } from "../lib/bot-storage.js";
+import { codePointLength } from "../params.js";
+import { requireBotUser } from "../permissions/bots.js";
+
+/**
+ * PUT /bot_storage: sets the caller's entries, all or none. The storage may hold
+ * BOT_STORAGE_SIZE_LIMIT characters of keys and values in all (Zulip's rule and words).
+ */
+export async function checkSetBotStorage(
+  app: App,
+  bot: UserRow,
+  entries: ReadonlyArray<readonly [string, string]>,
+): Promise<void> {
+  requireBotUser(bot);
+  await app.db.transaction(async (tx) => {
+    const sizes = await tx
+      .knex("bot_storage")
+      .where({ bot_user_id: bot.id })
+      .select<Array<{ key: string; size: number }>>(
+        "key",
+        tx.knex.raw("length(key) + length(value) as size"),
+      );
+    const sizeOf = new Map(sizes.map((row) => [row.key, Number(row.size)]));
+    let total = 0;
+    for (const size of sizeOf.values()) total += size;
+    for (const [key, value] of entries)
+      total += codePointLength(key) + codePointLength(value) - (sizeOf.get(key) ?? 0);
+    if (total > BOT_STORAGE_SIZE_LIMIT) {
+      throw badRequest(
+        `Request exceeds storage limit by ${total - BOT_STORAGE_SIZE_LIMIT} characters. ` +
+          `The limit is ${BOT_STORAGE_SIZE_LIMIT} characters.`,
+      );
+    }
+    for (const [key, value] of entries) {
+      await tx
+        .knex("bot_storage")
+        .insert({ bot_user_id: bot.id, key, value })
+        .onConflict(["bot_user_id", "key"])
+        .merge(["value"]);
+    }
+  });
+}
+
+/** DELETE /bot_storage: removes the given keys (all when null); one missing key removes none. */
+export async function checkRemoveBotStorage(
+  app: App,
+  bot: UserRow,
+  keys: readonly string[] | null,
+): Promise<void> {
+  requireBotUser(bot);
+  await app.db.transaction(async (tx) => {
+    const stored = await tx.knex("bot_storage").where({ bot_user_id: bot.id }).pluck<string[]>("key");
+    const existing = new Set(stored);
+    const doomed = keys ?? stored;
+    // Zulip compares counts, so a key named twice counts as missing too.
+    if (new Set(doomed.filter((key) => existing.has(key))).size < doomed.length) throw keyDoesNotExist();
+    for (let i = 0; i < doomed.length; i += 500) {
+      await tx
+        .knex("bot_storage")
+        .where({ bot_user_id: bot.id })
+        .whereIn("key", doomed.slice(i, i + 500))
+        .delete();
+    }
+  });
+}

@@ -1,0 +1,43 @@
+import { checkRemoveBotStorage, checkSetBotStorage } from "../actions/bot-storage.js";
+import { defineEndpoint } from "../http/endpoint.js";
+import { readBotStorage } from "../lib/bot-storage.js";
+import { check, p } from "../params.js";
+import { requireBotUser } from "../permissions/bots.js";
+
+/**
+ * Bot storage (python zulip_bots' bot_handler.storage): each bot's own string entries.
+ * Only the bot itself reaches them: people (the bot's owner included) are refused.
+ */
+
+export const updateBotStorage = defineEndpoint({
+  method: "PUT",
+  path: "/bot_storage",
+  auth: "user",
+  params: { storage: p.json(check.record(check.str())) },
+  async handler({ app, user, params }) {
+    await checkSetBotStorage(app, user, Object.entries(params.storage));
+    return {};
+  },
+});
+
+export const getBotStorage = defineEndpoint({
+  method: "GET",
+  path: "/bot_storage",
+  auth: "user",
+  params: { keys: p.listOf(check.str()).optional() },
+  async handler({ app, user, params }) {
+    requireBotUser(user);
+    return { storage: await readBotStorage(app.knex, user.id, params.keys ?? null) };
+  },
+});
+
+export const removeBotStorage = defineEndpoint({
+  method: "DELETE",
+  path: "/bot_storage",
+  auth: "user",
+  params: { keys: p.listOf(check.str()).optional() },
+  async handler({ app, user, params }) {
+    await checkRemoveBotStorage(app, user, params.keys ?? null);
+    return {};
+  },
+});
