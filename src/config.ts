@@ -29,6 +29,7 @@ export interface Config {
   readonly request_timeout_secs: number;
   readonly web_public_streams_enabled: boolean;
   readonly presence_flush_interval_ms: number;
+  readonly shutdown_timeout_secs: number;
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -145,6 +146,13 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     max: 600000,
     description:
       "How often presence changes (every client pings every minute) are written to the database, all in one transaction. A crash loses at most this much presence.",
+  },
+  shutdown_timeout_secs: {
+    kind: "int",
+    min: 0,
+    max: 3600,
+    description:
+      "On SIGTERM/SIGINT, how long in-flight requests get to finish before their connections are cut; event queues are saved either way.",
   },
   web_public_streams_enabled: {
     kind: "bool",
