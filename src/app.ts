@@ -11,6 +11,7 @@ import type { Db } from "./db/tx.js";
 import type { EventHub } from "./events/hub.js";
 import type { DueTimer } from "./lib/due-timer.js";
 import type { PreparedMessage } from "./lib/prepared-message.js";
+import type { RateLimiter } from "./lib/rate-limiter.js";
 import type { Logger } from "./logger.js";
 
 /**
@@ -45,6 +46,8 @@ export interface App {
    * one timer, told of new due times after commits, started with the event queues.
    */
   readonly scheduledDelivery: DueTimer;
+  /** Zulip's rate-limit domains (api_by_user, api_by_ip, authenticate_by_username); no rules when rate_limiting is off. */
+  readonly rateLimits: RateLimiter;
   readonly clock: Clock;
   readonly logger: Logger;
   /** scrypt cost of new password hashes (lib/passwords.ts); cheaper only in tests. */

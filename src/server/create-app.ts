@@ -1,4 +1,4 @@
-import type { Config } from "../config.js";
+import { parseRateLimitRules, type Config } from "../config.js";
 import { createKnex, createReadPool } from "../db/knex.js";
 import { migrateLatest } from "../db/migrate.js";
 import { Db, type BusyRetry } from "../db/tx.js";
@@ -19,6 +19,7 @@ import { SendRulesCache } from "../cache/send-rules-cache.js";
 import { createLogger, type Logger } from "../logger.js";
 import { DueTimer } from "../lib/due-timer.js";
 import { SCRYPT_PARAMS, type ScryptParams } from "../lib/passwords.js";
+import { RateLimiter } from "../lib/rate-limiter.js";
 import type { App } from "../app.js";
 
 export interface CreateAppOptions {
@@ -91,6 +92,16 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     messageSends: new GroupCommit(db, (tx, messages) => doSendMessages(app, tx, messages)),
     presence: new PresenceStore(db, knex, logger),
     scheduledDelivery: new DueTimer(clock, logger, () => deliverDueScheduledMessages(app)),
+    rateLimits: new RateLimiter(
+      clock,
+      config.rate_limiting
+        ? {
+            api_by_user: parseRateLimitRules(config.rate_limit_api_by_user),
+            api_by_ip: parseRateLimitRules(config.rate_limit_api_by_ip),
+            authenticate_by_username: parseRateLimitRules(config.rate_limit_authenticate_by_username),
+          }
+        : {},
+    ),
     clock,
     logger,
     scrypt: options.scrypt ?? SCRYPT_PARAMS,
