@@ -41,7 +41,7 @@ export class RateLimiter {
   private readonly domains = new Map<RateLimitDomain, RuleState[]>();
 
   constructor(
-    private readonly clock: Clock,
+    private readonly clock: Pick<Clock, "nowMs">,
     rules: Readonly<Partial<Record<RateLimitDomain, readonly RateLimitRule[]>>>,
   ) {
     for (const [domain, list] of Object.entries(rules) as Array<[RateLimitDomain, RateLimitRule[]]>) {
