@@ -13,6 +13,7 @@ import type { DueTimer } from "./lib/due-timer.js";
 import type { PreparedMessage } from "./lib/prepared-message.js";
 import type { JobQueue } from "./lib/job-queue.js";
 import type { BlobStore } from "./lib/storage/index.js";
+import type { RateLimiter } from "./lib/rate-limiter.js";
 import type { Logger } from "./logger.js";
 
 /**
@@ -51,6 +52,8 @@ export interface App {
   readonly uploads: BlobStore;
   /** Background work off the request path (thumbnails), one job at a time. */
   readonly jobs: JobQueue;
+  /** Zulip's rate-limit domains (api_by_user, api_by_ip, authenticate_by_username); no rules when rate_limiting is off. */
+  readonly rateLimits: RateLimiter;
   readonly clock: Clock;
   readonly logger: Logger;
   /** scrypt cost of new password hashes (lib/passwords.ts); cheaper only in tests. */

@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -34,6 +35,12 @@ export interface Config {
   readonly realm_upload_quota_mib: number;
   readonly unclaimed_upload_retention_days: number;
   readonly upload_sweep_interval_secs: number;
+  readonly shutdown_timeout_secs: number;
+  readonly rate_limiting: boolean;
+  readonly rate_limit_api_by_user: string;
+  readonly rate_limit_api_by_ip: string;
+  readonly rate_limit_authenticate_by_username: string;
+  readonly trusted_proxies: string;
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -46,6 +53,8 @@ interface SettingSpec {
   choices?: readonly string[];
   min?: number;
   max?: number;
+  /** Strings: throws a message when the value is malformed. */
+  parse?: (value: string) => unknown;
 }
 
 /**
@@ -151,6 +160,41 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     description:
       "How often presence changes (every client pings every minute) are written to the database, all in one transaction. A crash loses at most this much presence.",
   },
+  shutdown_timeout_secs: {
+    kind: "int",
+    min: 0,
+    max: 3600,
+    description:
+      "On SIGTERM/SIGINT, how long in-flight requests get to finish before their connections are cut; event queues are saved either way.",
+  },
+  rate_limiting: {
+    kind: "bool",
+    description: "Whether the rate_limit_* rules apply (Zulip's RATE_LIMITING).",
+  },
+  rate_limit_api_by_user: {
+    kind: "string",
+    parse: parseRateLimitRules,
+    description:
+      "Zulip's api_by_user: requests per user, as seconds:requests rules (comma-separated; empty: none).",
+  },
+  rate_limit_api_by_ip: {
+    kind: "string",
+    parse: parseRateLimitRules,
+    description:
+      "Zulip's api_by_ip: unauthenticated requests (and failed authentications) per client IP address.",
+  },
+  rate_limit_authenticate_by_username: {
+    kind: "string",
+    parse: parseRateLimitRules,
+    description:
+      "Zulip's authenticate_by_username: password logins (POST /fetch_api_key) per username; a success clears the count.",
+  },
+  trusted_proxies: {
+    kind: "string",
+    parse: parseCidrs,
+    description:
+      "Comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For is believed (for per-IP limits).",
+  },
   web_public_streams_enabled: {
     kind: "bool",
     description:
@@ -248,6 +292,11 @@ function coerce(key: SettingKey, value: unknown, source: string): string | numbe
       `${key} (${source}) must be an absolute http(s) URL, e.g. https://chat.example.com; got ${JSON.stringify(value)}`,
     );
   }
+  try {
+    spec.parse?.(value);
+  } catch (err) {
+    throw new ConfigError(`${key} (${source}): ${(err as Error).message}`);
+  }
   return value;
 }
 
@@ -258,6 +307,59 @@ function isAbsoluteHttpUrl(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** At most `requests` per `windowSecs`; a domain may have several rules (all must hold). */
+export interface RateLimitRule {
+  readonly windowSecs: number;
+  readonly requests: number;
+}
+
+/**
+ * Zulip's rule syntax ("seconds:requests", comma-separated, as in UserProfile.rate_limits):
+ * "60:200" or "60:100,3600:1000"; the empty string means no limit.
+ */
+export function parseRateLimitRules(text: string): RateLimitRule[] {
+  const trimmed = text.trim();
+  if (trimmed === "") return [];
+  return trimmed.split(",").map((part) => {
+    const match = /^\s*(\d+)\s*:\s*(\d+)\s*$/.exec(part);
+    const windowSecs = Number(match?.[1]);
+    const requests = Number(match?.[2]);
+    if (!match || windowSecs < 1 || requests < 1) {
+      throw new Error(`invalid rule '${part.trim()}' (expected seconds:requests, both at least 1)`);
+    }
+    return { windowSecs, requests };
+  });
+}
+
+export interface Cidr {
+  readonly address: string;
+  readonly prefix: number;
+  readonly family: "ipv4" | "ipv6";
+}
+
+/** "10.0.0.0/8, ::1": addresses or CIDR ranges, comma-separated; empty means none. */
+export function parseCidrs(text: string): Cidr[] {
+  return text
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "")
+    .map((part) => {
+      const [address = "", prefixText, extra] = part.split("/");
+      const version = isIP(address);
+      const maxPrefix = version === 4 ? 32 : 128;
+      const prefix = prefixText === undefined ? maxPrefix : Number(prefixText);
+      if (
+        version === 0 ||
+        extra !== undefined ||
+        (prefixText !== undefined && !/^\d+$/.test(prefixText)) ||
+        prefix > maxPrefix
+      ) {
+        throw new Error(`invalid address or CIDR range '${part}'`);
+      }
+      return { address, prefix, family: version === 4 ? "ipv4" : "ipv6" };
+    });
 }
 
 function applyLayer(target: Record<string, unknown>, layer: Record<string, unknown>, source: string): void {

@@ -57,6 +57,19 @@ export class JsonableError extends Error {
 
 const BASIC_CHALLENGE = { "WWW-Authenticate": 'Basic realm="zulip"' };
 
+/**
+ * Zulip's RateLimitedError: HTTP 429 with `retry-after` (seconds, fractional) in the body
+ * and as the Retry-After header (whole seconds, rounded up), plus its X-RateLimit-* headers.
+ */
+export const rateLimitHit = (secsToFreedom: number, headers: Record<string, string>) =>
+  new JsonableError(
+    "API usage exceeded rate limit",
+    "RATE_LIMIT_HIT",
+    429,
+    { "retry-after": Math.round(secsToFreedom * 1000) / 1000 },
+    { ...headers, "Retry-After": String(Math.max(1, Math.ceil(secsToFreedom))) },
+  );
+
 export const badRequest = (message: string, data: Record<string, unknown> = {}) =>
   new JsonableError(message, "BAD_REQUEST", 400, data);
 

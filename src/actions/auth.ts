@@ -23,6 +23,9 @@ export async function checkFetchApiKey(
   password: string,
   label: string,
 ): Promise<IssuedKey> {
+  // Zulip's authenticate_by_username: every attempt counts; a success clears the count.
+  const limitKey = username.trim().toLowerCase();
+  app.rateLimits.enforce("authenticate_by_username", limitKey);
   const realm = await app.realms.primaryRealm(app.knex);
   const user = realm?.userByEmail(username.trim());
   // Verify even for unknown users, so timing does not reveal which emails exist.
@@ -30,6 +33,7 @@ export async function checkFetchApiKey(
   if (!realm || !user || !ok || user.delivery_email.toLowerCase() !== username.trim().toLowerCase()) {
     throw authenticationFailed();
   }
+  app.rateLimits.clear("authenticate_by_username", limitKey);
   if (bool(realm.realm.deactivated)) throw realmDeactivated();
   if (!bool(user.is_active)) throw userDeactivated();
   const apiKey = await app.db.transaction((tx) => doIssueApiKey(app, tx, user.id, label));

@@ -84,7 +84,9 @@ function listenFailure(config: Config, err: unknown): unknown {
 
 /**
  * Serves until SIGINT/SIGTERM, then shuts down gracefully: stop accepting, release
- * parked long-polls, finish in-flight requests, save event queues, close the database.
+ * parked long-polls, close keep-alive connections after their current response, finish
+ * in-flight requests (for at most shutdown_timeout_secs), save event queues, close the
+ * database. Clients continue with the same queues after a restart.
  */
 async function serveUntilSignal(app: App): Promise<void> {
   let running: RunningServer;

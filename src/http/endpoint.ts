@@ -9,6 +9,8 @@ import { requestParams } from "./body.js";
 import { parseParams, type ParamSpec, type ParamValues } from "../params.js";
 import { encodeWithRawJson } from "../lib/raw-json.js";
 import { discardUploads, receiveUpload, type UploadLimits, type UploadedFile } from "./upload.js";
+import type { Config } from "../config.js";
+import { clientIpResolver } from "./client-ip.js";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
@@ -96,6 +98,7 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
       let data: Record<string, unknown>;
       let ignored: string[];
       if (spec.auth === "anonymous") {
+        ctx.set(app.rateLimits.enforce("api_by_ip", clientIp(app.config, ctx)));
         const parsed = parseParams(spec.params, raw, pathParams);
         ignored = parsed.ignored;
         data = await (spec.handler as Handler<"anonymous", ParamValues<S>>)({
@@ -104,10 +107,11 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
           request,
         });
       } else {
-        const { user, realm } = await authenticate(app, ctx.get("authorization") || undefined, {
+        const { user, realm } = await authenticateCounted(app, ctx, {
           allowIncomingWebhookBots: spec.incomingWebhookBots === true,
         });
         ctx.state.userId = user.id;
+        ctx.set(app.rateLimits.enforce("api_by_user", String(user.id)));
         if (spec.auth === "admin" && !isAdminRole(user.role)) throw mustBeAdmin();
         if (spec.auth === "owner" && !isOwnerRole(user.role)) throw mustBeOwner();
         const upload = spec.upload
@@ -142,6 +146,32 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
       ctx.body = encoded ?? body;
     },
   };
+}
+
+/**
+ * A failed authentication is an unauthenticated request: it counts against the client
+ * IP's api_by_ip limit, and beyond it is answered RATE_LIMIT_HIT. A success never touches
+ * the IP's count, so other users behind the same address are not affected.
+ */
+async function authenticateCounted(
+  app: App,
+  ctx: Context,
+  options: Parameters<typeof authenticate>[2],
+): ReturnType<typeof authenticate> {
+  try {
+    return await authenticate(app, ctx.get("authorization") || undefined, options);
+  } catch (err) {
+    if (err instanceof JsonableError) ctx.set(app.rateLimits.enforce("api_by_ip", clientIp(app.config, ctx)));
+    throw err;
+  }
+}
+
+const resolvers = new WeakMap<Config, ReturnType<typeof clientIpResolver>>();
+
+function clientIp(config: Config, ctx: Context): string {
+  let resolve = resolvers.get(config);
+  if (!resolve) resolvers.set(config, (resolve = clientIpResolver(config.trusted_proxies)));
+  return resolve(ctx);
 }
 
 function requestInfo(ctx: Context): RequestInfo {

@@ -1,4 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { availableParallelism } from "node:os";
+import { rateLimitHit } from "../errors.js";
+import { ConcurrencyGate } from "./concurrency-gate.js";
 
 /** scrypt's cost parameters. Each hash records its own, so changing them breaks no login. */
 export interface ScryptParams {
@@ -11,7 +14,23 @@ export interface ScryptParams {
 export const SCRYPT_PARAMS: ScryptParams = { N: 16384, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
+/**
+ * scrypt runs on libuv's thread pool (4 threads), as do the sqlite3 driver's queries: a
+ * login flood would hold every thread and starve the database. So one hash per two cores
+ * runs at a time (process-wide, like the pool), a few more wait, and beyond that a login
+ * is refused at once with Zulip's 429 (clients retry after `retry-after`).
+ */
+export const passwordHashGate = new ConcurrencyGate(
+  Math.max(1, Math.floor(availableParallelism() / 2)),
+  16,
+  () => rateLimitHit(1, {}),
+);
+
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  return passwordHashGate.run(() => scryptKey(password, salt, options));
+}
+
+function scryptKey(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
     scrypt(
       password.normalize("NFKC"),

@@ -1,4 +1,4 @@
-import type { Config } from "../config.js";
+import { parseRateLimitRules, type Config } from "../config.js";
 import { createKnex, createReadPool } from "../db/knex.js";
 import { migrateLatest } from "../db/migrate.js";
 import { Db, type BusyRetry } from "../db/tx.js";
@@ -20,6 +20,7 @@ import { SendRulesCache } from "../cache/send-rules-cache.js";
 import { createLogger, type Logger } from "../logger.js";
 import { DueTimer } from "../lib/due-timer.js";
 import { SCRYPT_PARAMS, type ScryptParams } from "../lib/passwords.js";
+import { RateLimiter } from "../lib/rate-limiter.js";
 import type { App } from "../app.js";
 import { JobQueue } from "../lib/job-queue.js";
 import { LocalBlobStore } from "../lib/storage/local.js";
@@ -97,6 +98,16 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     scheduledDelivery: new DueTimer(clock, logger, () => deliverDueScheduledMessages(app)),
     uploads: new LocalBlobStore(uploadsDir(config)),
     jobs: new JobQueue((name, err) => logger.error(`background job ${name} failed`, err)),
+    rateLimits: new RateLimiter(
+      clock,
+      config.rate_limiting
+        ? {
+            api_by_user: parseRateLimitRules(config.rate_limit_api_by_user),
+            api_by_ip: parseRateLimitRules(config.rate_limit_api_by_ip),
+            authenticate_by_username: parseRateLimitRules(config.rate_limit_authenticate_by_username),
+          }
+        : {},
+    ),
     clock,
     logger,
     scrypt: options.scrypt ?? SCRYPT_PARAMS,

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { App } from "../app.js";
 import { createHttpApp } from "./koa-app.js";
@@ -6,14 +6,25 @@ import { createHttpApp } from "./koa-app.js";
 export interface RunningServer {
   readonly server: Server;
   readonly port: number;
-  /** Stops accepting, ends parked long-polls, waits for in-flight requests. */
-  close(): Promise<void>;
+  /**
+   * Graceful stop: stops accepting, answers parked long-polls, sends `Connection: close`
+   * with every further response (so keep-alive clients cannot re-poll on the same socket),
+   * and waits for in-flight requests; after `timeoutMs` it cuts the connections left.
+   */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 export async function listen(app: App, host: string, port: number): Promise<RunningServer> {
   const koa = createHttpApp(app);
   const handler = koa.callback();
-  const server = createServer((req, res) => void handler(req, res));
+  const unanswered = new Set<ServerResponse>();
+  let closing = false;
+  const server = createServer((req, res) => {
+    if (closing) res.setHeader("Connection", "close");
+    unanswered.add(res);
+    res.once("close", () => unanswered.delete(res));
+    void handler(req, res);
+  });
   // A slow client gets this long to send its request; long-poll waits are response time.
   server.requestTimeout = app.config.request_timeout_secs * 1000;
   server.headersTimeout = Math.min(server.requestTimeout, 20_000);
@@ -28,9 +39,20 @@ export async function listen(app: App, host: string, port: number): Promise<Runn
   return {
     server,
     port: (server.address() as AddressInfo).port,
-    close: () =>
+    close: (timeoutMs = app.config.shutdown_timeout_secs * 1000) =>
       new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
+        closing = true;
+        // Node decides keep-alive when the headers go out: these responses will close their socket.
+        for (const res of unanswered) if (!res.headersSent) res.setHeader("Connection", "close");
+        const deadline = setTimeout(() => {
+          app.logger.warn(`shutdown: closing ${unanswered.size} unfinished request(s) after ${timeoutMs} ms`);
+          server.closeAllConnections();
+        }, timeoutMs);
+        server.close((err) => {
+          clearTimeout(deadline);
+          if (err) reject(err);
+          else resolve();
+        });
         app.events.stop();
         server.closeIdleConnections();
       }),

@@ -110,7 +110,8 @@ async function startChatd(dataDir: string, driver: Driver): Promise<RunningChatd
   const started = performance.now();
   const child = await spawnNode([CHATD_BIN, "--data-dir", dataDir, "serve", "--port", String(port)], {
     core: SERVER_CORE,
-    env: { CHATD_LOG_LEVEL: "warn", CHATD_DB_DRIVER: driver },
+    // Load tests measure throughput, not the limits that would cut them short.
+    env: { CHATD_LOG_LEVEL: "warn", CHATD_DB_DRIVER: driver, CHATD_RATE_LIMITING: "false" },
     stdio: "ignore",
   });
   const url = `http://127.0.0.1:${port}`;

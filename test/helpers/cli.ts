@@ -112,7 +112,10 @@ export async function startServerProcess(
   const child = spawn(
     process.execPath,
     [BIN, "--data-dir", dataDir, "serve", "--port", String(port), ...(options.args ?? [])],
-    { env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...options.env }, stdio: ["ignore", "ignore", "pipe"] },
+    {
+      env: { ...process.env, CHATD_LOG_LEVEL: "warn", CHATD_RATE_LIMITING: "false", ...options.env },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
   );
   let log = "";
   child.stderr.on("data", (chunk: Buffer) => (log += chunk.toString()));

@@ -12,9 +12,15 @@ interface Timer {
 export class TestClock implements Clock {
   private offsetMs = 0;
   private timers = new Set<Timer>();
+  private frozenAtMs: number | null = null;
 
   nowMs(): number {
-    return Date.now() + this.offsetMs;
+    return (this.frozenAtMs ?? Date.now()) + this.offsetMs;
+  }
+
+  /** Stops the clock (it then moves only by `advance`): for tests that count within a window. */
+  freeze(): void {
+    this.frozenAtMs ??= Date.now();
   }
 
   setTimer(fn: () => void, delayMs: number): () => void {

@@ -50,6 +50,8 @@ export async function startTestServer(
     log_level: "silent",
     heartbeat_interval_secs: 60,
     db_driver: testDbDriver(),
+    // Tests of rate limits turn them on; the rest of the suite sends far more than a client would.
+    rate_limiting: false,
     ...overrides,
   });
   if (!options.dataDir) copyFileSync(templateDatabase(), databasePath(config));

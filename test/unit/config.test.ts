@@ -72,6 +72,29 @@ describe("configuration layering", function () {
     expect(() => loadConfig({ dataDir: dir, env: {} })).to.throw(ConfigError, /must hold a JSON object/);
   });
 
+  it("validates rate-limit rules and trusted proxy ranges", function () {
+    const env = {
+      CHATD_RATE_LIMIT_API_BY_USER: "60:100, 3600:1000",
+      CHATD_RATE_LIMIT_API_BY_IP: "",
+      CHATD_TRUSTED_PROXIES: "10.0.0.0/8, 127.0.0.1, fd00::/8",
+    };
+    expect(loadConfig({ dataDir: dir, env })).to.include(
+      env.CHATD_RATE_LIMIT_API_BY_USER ? { rate_limit_api_by_ip: "" } : {},
+    );
+    for (const bad of ["60", "60:0", "0:5", "60:5,", "a:b"]) {
+      expect(() => loadConfig({ dataDir: dir, env: { CHATD_RATE_LIMIT_API_BY_USER: bad } })).to.throw(
+        ConfigError,
+        /rate_limit_api_by_user \(environment\): invalid rule/,
+      );
+    }
+    for (const bad of ["10.0.0.0/33", "10.0.0.0/", "localhost", "::1/129", "1.2.3.4/8/8"]) {
+      expect(() => loadConfig({ dataDir: dir, env: { CHATD_TRUSTED_PROXIES: bad } })).to.throw(
+        ConfigError,
+        /trusted_proxies \(environment\): invalid address or CIDR range/,
+      );
+    }
+  });
+
   it("saveSetting keeps other keys and validates the value", function () {
     writeFileSync(join(dir, "settings.json"), JSON.stringify({ port: 8000 }));
     saveSetting(dir, "external_url", "https://chat.example.com");
