@@ -26,8 +26,15 @@ export async function checkFetchApiKey(
   // Zulip's authenticate_by_username: every attempt counts; a success clears the count.
   const limitKey = username.trim().toLowerCase();
   app.rateLimits.enforce("authenticate_by_username", limitKey);
-  const realm = await app.realms.primaryRealm(app.knex);
-  const user = realm?.userByEmail(username.trim());
+  let realm = await app.realms.primaryRealm(app.knex);
+  let user = realm?.userByEmail(username.trim());
+  if (realm && (await cachedUserIsStale(app, realm.id, username.trim(), user))) {
+    // An admin command just created the user or set the password; the server's cache
+    // learns of it within external_change_poll_ms, but a login must not wait for that.
+    app.realms.invalidate(realm.id);
+    realm = await app.realms.primaryRealm(app.knex);
+    user = realm?.userByEmail(username.trim());
+  }
   // Verify even for unknown users, so timing does not reveal which emails exist.
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
   if (!realm || !user || !ok || user.delivery_email.toLowerCase() !== username.trim().toLowerCase()) {
@@ -38,6 +45,21 @@ export async function checkFetchApiKey(
   if (!bool(user.is_active)) throw userDeactivated();
   const apiKey = await app.db.transaction((tx) => doIssueApiKey(app, tx, user.id, label));
   return { api_key: apiKey, email: user.email, user_id: user.id };
+}
+
+/** Whether the database holds another password (or a user at all) than the cache for this email. */
+async function cachedUserIsStale(
+  app: App,
+  realmId: number,
+  email: string,
+  cached: UserRow | undefined,
+): Promise<boolean> {
+  const row: Pick<UserRow, "password_hash"> | undefined = await app
+    .knex<UserRow>("users")
+    .where({ realm_id: realmId })
+    .whereRaw("lower(delivery_email) = ?", [email.toLowerCase()])
+    .first("password_hash");
+  return row !== undefined && row.password_hash !== cached?.password_hash;
 }
 
 /** Revokes all of the user's keys and issues one new key. */

@@ -52,8 +52,15 @@ export async function authenticate(
   const owner = await app.realms.apiKeyOwner(app.knex, keyHash);
   // The lookup is by digest of a high-entropy key; the final check is constant-time anyway.
   if (!owner || !digestsEqual(owner.keyHash, keyHash)) throw invalidApiKey();
-  const realm = await app.realms.get(app.knex, owner.realmId);
-  const user = realm.user(owner.userId);
+  let realm = await app.realms.get(app.knex, owner.realmId);
+  let user = realm.user(owner.userId);
+  if (!user) {
+    // The key is valid, so the user exists: an admin command created them after the
+    // cache was filled (it learns of that within external_change_poll_ms).
+    app.realms.invalidate(owner.realmId);
+    realm = await app.realms.get(app.knex, owner.realmId);
+    user = realm.user(owner.userId);
+  }
   if (!user || !emailMatches(app, user, email)) throw invalidApiKey();
   if (bool(realm.realm.deactivated)) throw realmDeactivated();
   if (!bool(user.is_active)) throw userDeactivated();
