@@ -1,0 +1,58 @@
+import type { App } from "../app.js";
+import { bool } from "../db/rows.js";
+import type { Tx } from "../db/tx.js";
+import type { WireMessage } from "../events/wire-types.js";
+import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
+import type { PreparedMessage } from "../lib/prepared-message.js";
+import { BOT_TYPE } from "../world/bots.js";
+
+/**
+ * Which outgoing-webhook bots a new message triggers (Zulip's get_service_bot_events),
+ * queued in the message's own transaction so that a committed message always gets its
+ * deliveries and a rolled-back one none. The worker (outgoing-webhooks.ts) sends them.
+ */
+
+export type WebhookTrigger = "mention" | "direct_message";
+
+/** Bot user ID to trigger, for one message. */
+export function serviceBotTriggers(message: PreparedMessage): Map<number, WebhookTrigger> {
+  const triggers = new Map<number, WebhookTrigger>();
+  // Messages sent by bots trigger nothing: two bots must not answer each other forever.
+  if (bool(message.sender.is_bot)) return triggers;
+  const isStream = message.recipient.type === "stream";
+  for (const [userId, flags] of message.userFlags) {
+    const user = message.realm.user(userId);
+    if (!user || !bool(user.is_active) || user.bot_type !== BOT_TYPE.OUTGOING_WEBHOOK) continue;
+    // A mention (a group mention counts) in a channel the bot receives; any direct message to it.
+    if (!isStream) triggers.set(userId, "direct_message");
+    else if (flags & (MESSAGE_FLAG_BITS.mentioned | MESSAGE_FLAG_BITS.group_mentioned)) {
+      triggers.set(userId, "mention");
+    }
+  }
+  return triggers;
+}
+
+/** Queues the deliveries a sent message triggers; the worker wakes after the commit. */
+export async function queueOutgoingWebhooks(
+  app: App,
+  tx: Tx,
+  message: PreparedMessage,
+  presented: WireMessage,
+): Promise<void> {
+  const triggers = serviceBotTriggers(message);
+  if (triggers.size === 0) return;
+  const dueMs = app.clock.nowMs();
+  const payloadMessage = JSON.stringify(presented);
+  for (const [botId, trigger] of triggers) {
+    await tx.knex("outgoing_webhook_deliveries").insert({
+      realm_id: message.realm.id,
+      bot_user_id: botId,
+      message_id: presented.id,
+      trigger,
+      message: payloadMessage,
+      failed_tries: 0,
+      next_attempt_at: dueMs,
+    });
+  }
+  tx.afterCommit(() => app.outgoingWebhooks.noteDue(dueMs / 1000));
+}
