@@ -1,9 +1,9 @@
 import type { App } from "../app.js";
-import { bool } from "../db/rows.js";
+import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import type { WireMessage } from "../events/wire-types.js";
-import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
 import type { PreparedMessage } from "../lib/prepared-message.js";
+import { canAccessChannelContent } from "../permissions/channel-access.js";
 import { BOT_TYPE } from "../world/bots.js";
 
 /**
@@ -14,20 +14,34 @@ import { BOT_TYPE } from "../world/bots.js";
 
 export type WebhookTrigger = "mention" | "direct_message";
 
+const isOutgoingWebhookBot = (user: UserRow | undefined): user is UserRow =>
+  user !== undefined && bool(user.is_active) && user.bot_type === BOT_TYPE.OUTGOING_WEBHOOK;
+
 /** Bot user ID to trigger, for one message. */
-export function serviceBotTriggers(message: PreparedMessage): Map<number, WebhookTrigger> {
+export async function serviceBotTriggers(
+  app: App,
+  tx: Tx,
+  message: PreparedMessage,
+): Promise<Map<number, WebhookTrigger>> {
   const triggers = new Map<number, WebhookTrigger>();
   // Messages sent by bots trigger nothing: two bots must not answer each other forever.
   if (bool(message.sender.is_bot)) return triggers;
-  const isStream = message.recipient.type === "stream";
-  for (const [userId, flags] of message.userFlags) {
-    const user = message.realm.user(userId);
-    if (!user || !bool(user.is_active) || user.bot_type !== BOT_TYPE.OUTGOING_WEBHOOK) continue;
-    // A mention (a group mention counts) in a channel the bot receives; any direct message to it.
-    if (!isStream) triggers.set(userId, "direct_message");
-    else if (flags & (MESSAGE_FLAG_BITS.mentioned | MESSAGE_FLAG_BITS.group_mentioned)) {
-      triggers.set(userId, "mention");
+  const { realm, recipient } = message;
+  if (recipient.type !== "stream") {
+    for (const userId of message.userFlags.keys()) {
+      if (isOutgoingWebhookBot(realm.user(userId))) triggers.set(userId, "direct_message");
     }
+    return triggers;
+  }
+  // A mention (a group mention counts) of a bot that can read the channel, subscribed or not.
+  for (const userId of message.mentionedUserIds ?? []) {
+    const bot = realm.user(userId);
+    if (!isOutgoingWebhookBot(bot)) continue;
+    if (!message.userFlags.has(userId)) {
+      const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
+      if (!canAccessChannelContent(world, bot, recipient.channel)) continue;
+    }
+    triggers.set(userId, "mention");
   }
   return triggers;
 }
@@ -39,7 +53,7 @@ export async function queueOutgoingWebhooks(
   message: PreparedMessage,
   presented: WireMessage,
 ): Promise<void> {
-  const triggers = serviceBotTriggers(message);
+  const triggers = await serviceBotTriggers(app, tx, message);
   if (triggers.size === 0) return;
   const dueMs = app.clock.nowMs();
   const payloadMessage = JSON.stringify(presented);

@@ -194,6 +194,94 @@ describe("outgoing webhooks", function () {
     expect(receiver.requests).to.have.length(0);
   });
 
+  it("a mention triggers a bot that can read the channel, subscribed or not", async function () {
+    const realm = await server.factory.realm();
+    const hamlet = realm.users.hamlet!;
+    const bot = await webhookBot(hamlet, "roam", url);
+    await createChannel(hamlet, "open", [hamlet]);
+    await createChannel(hamlet, "closed", [hamlet], { invite_only: true });
+    const mention = "@**roam bot** there?";
+    expectSuccess(
+      await hamlet.client.post("/messages", { type: "stream", to: "closed", topic: "t", content: mention }),
+    );
+    expect(await pendingDeliveries(server)).to.equal(0);
+    expectSuccess(
+      await hamlet.client.post("/messages", { type: "stream", to: "open", topic: "t", content: mention }),
+    );
+    await waitFor(() => receiver.requests.length === 1);
+    expect(JSON.parse(receiver.requests[0]!.body)).to.include({ trigger: "mention", data: mention });
+    void bot;
+  });
+
+  it("a Slack-compatible bot gets Slack's form and posts its text", async function () {
+    const realm = await server.factory.realm();
+    const hamlet = realm.users.hamlet!;
+    const bot = await webhookBot(hamlet, "slacky", url, { interface_type: 2 });
+    await createChannel(hamlet, "den", [hamlet]);
+    receiver.handler = (_req, res) => res.end(JSON.stringify({ text: "from slack" }));
+    const content = "@**slacky bot** go";
+    const sent = expectSuccess(
+      await hamlet.client.post("/messages", { type: "stream", to: "den", topic: "t", content }),
+    );
+    await waitFor(async () => (await messagesBy(server, bot.id)).length === 1);
+    expect(receiver.requests[0]!.contentType).to.equal("application/x-www-form-urlencoded");
+    const form = Object.fromEntries(new URLSearchParams(receiver.requests[0]!.body));
+    const service = await server.app
+      .knex("bot_services")
+      .where({ bot_user_id: bot.id })
+      .first<{ token: string }>();
+    const channel = await server.app
+      .knex("streams")
+      .where({ name: "den" })
+      .first<{ id: number; realm_id: number }>();
+    const realmRow = await server.app
+      .knex("realms")
+      .where({ id: channel.realm_id })
+      .first<{ string_id: string }>();
+    const message = await server.app
+      .knex("messages")
+      .where({ id: sent.id as number })
+      .first<{ date_sent: number }>();
+    expect(form).to.deep.equal({
+      token: service.token,
+      team_id: realmRow.string_id,
+      team_domain: hamlet.email.split("@")[1]!,
+      channel_id: String(channel.id),
+      channel_name: "den",
+      timestamp: String(message.date_sent),
+      user_id: String(hamlet.id),
+      user_name: hamlet.fullName,
+      text: content,
+      trigger_word: "mention",
+      service_id: String(bot.id),
+    });
+    expect((await messagesBy(server, bot.id))[0]!.content).to.equal("from slack");
+
+    // Slack's interface has no direct messages: the bot says so, nothing is sent.
+    expectSuccess(await hamlet.client.post("/messages", { type: "private", to: [bot.id], content: "dm" }));
+    await waitFor(async () => (await messagesBy(server, bot.id)).length === 2);
+    expect((await messagesBy(server, bot.id))[1]!.content).to.equal(
+      "Failure! Slack outgoing webhooks don't support private messages.",
+    );
+    expect(receiver.requests).to.have.length(1);
+  });
+
+  it("a redirect is not followed: it is a failed answer", async function () {
+    const realm = await server.factory.realm();
+    const hamlet = realm.users.hamlet!;
+    const bot = await webhookBot(hamlet, "moved", url);
+    receiver.handler = (_req, res) => {
+      res.writeHead(302, { Location: "http://169.254.169.254/latest/meta-data/" });
+      res.end();
+    };
+    expectSuccess(await hamlet.client.post("/messages", { type: "private", to: [bot.id], content: "x" }));
+    await waitFor(async () => (await messagesBy(server, bot.id)).length === 2);
+    expect(receiver.requests).to.have.length(1);
+    expect((await messagesBy(server, bot.id))[0]!.content).to.equal(
+      "Failure! Third party responded with 302",
+    );
+  });
+
   it("a 500 is not retried: the failure is posted and the owner told the status code", async function () {
     const realm = await server.factory.realm();
     const hamlet = realm.users.hamlet!;
@@ -288,6 +376,28 @@ describe("outgoing webhooks: durability and the SSRF guard", function () {
       await server.close();
       await receiver.stop();
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("private and link-local targets are refused even with loopback allowed", async function () {
+    const server = await startTestServer(FAST);
+    try {
+      const realm = await server.factory.realm();
+      const hamlet = realm.users.hamlet!;
+      for (const [name, target] of [
+        ["lan", "http://10.1.2.3/hook"],
+        ["meta", "http://169.254.169.254/latest"],
+        ["six", "http://[fd00::1]/hook"],
+      ] as const) {
+        const bot = await webhookBot(hamlet, name, target);
+        expectSuccess(await hamlet.client.post("/messages", { type: "private", to: [bot.id], content: "x" }));
+        await waitFor(async () => (await messagesBy(server, bot.id)).length === 2);
+        expect((await messagesBy(server, bot.id))[0]!.content).to.equal(
+          "Failure! Third party responded with 407",
+        );
+      }
+    } finally {
+      await server.close();
     }
   });
 
