@@ -13,6 +13,7 @@ import * as scheduledMessages from "./20261125000100_scheduled_messages.js";
 import * as userSettings from "./20261125000200_user_settings.js";
 import * as botConfigData from "./20261125000300_bot_config_data.js";
 import * as attachments from "./20261125010000_attachments.js";
+import * as outgoingWebhookDeliveries from "./20261126000000_outgoing_webhook_deliveries.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -35,4 +36,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261125000200_user_settings", userSettings],
   ["20261125000300_bot_config_data", botConfigData],
   ["20261125010000_attachments", attachments],
+  ["20261126000000_outgoing_webhook_deliveries", outgoingWebhookDeliveries],
 ];

@@ -48,6 +48,13 @@ export interface App {
    * one timer, told of new due times after commits, started with the event queues.
    */
   readonly scheduledDelivery: DueTimer;
+  /**
+   * Sends outgoing webhooks (actions/outgoing-webhooks.ts) from their durable queue, off
+   * the request path: told of new deliveries after commits, started with the event queues.
+   */
+  readonly outgoingWebhooks: DueTimer;
+  /** Outgoing webhook deliveries under way, by delivery ID. */
+  readonly webhookDeliveries: Map<number, Promise<void>>;
   /** Uploaded files, thumbnails and avatars (<data_dir>/uploads). */
   readonly uploads: BlobStore;
   /** Background work off the request path (thumbnails), one job at a time. */

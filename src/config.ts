@@ -41,6 +41,9 @@ export interface Config {
   readonly rate_limit_api_by_ip: string;
   readonly rate_limit_authenticate_by_username: string;
   readonly trusted_proxies: string;
+  readonly webhook_allowed_private_hosts: string;
+  readonly outgoing_webhook_timeout_ms: number;
+  readonly outgoing_webhook_retry_delay_ms: number;
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -55,6 +58,8 @@ interface SettingSpec {
   max?: number;
   /** Strings: throws a message when the value is malformed. */
   parse?: (value: string) => unknown;
+  /** Comma-separated: a settings file may also give a JSON array of strings. */
+  list?: boolean;
 }
 
 /**
@@ -195,6 +200,26 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     description:
       "Comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For is believed (for per-IP limits).",
   },
+  webhook_allowed_private_hosts: {
+    kind: "string",
+    list: true,
+    parse: parseHostList,
+    description:
+      "Host names, IP addresses or CIDR ranges of private or loopback targets outgoing webhooks may reach (by default they may not).",
+  },
+  outgoing_webhook_timeout_ms: {
+    kind: "int",
+    min: 1,
+    max: 600000,
+    description: "How long an outgoing webhook request may take before it counts as failed and is retried.",
+  },
+  outgoing_webhook_retry_delay_ms: {
+    kind: "int",
+    min: 0,
+    max: 3600000,
+    description:
+      "Wait before retrying an outgoing webhook after a timeout or connection error; doubled on each retry.",
+  },
   web_public_streams_enabled: {
     kind: "bool",
     description:
@@ -266,6 +291,9 @@ function readJsonObject(path: string): Record<string, unknown> {
 
 function coerce(key: SettingKey, value: unknown, source: string): string | number | boolean {
   const spec = SETTINGS[key];
+  if (spec.list && Array.isArray(value) && value.every((v) => typeof v === "string")) {
+    value = value.join(",");
+  }
   if (spec.kind === "bool") {
     if (value === true || value === "true") return true;
     if (value === false || value === "false") return false;
@@ -360,6 +388,21 @@ export function parseCidrs(text: string): Cidr[] {
       }
       return { address, prefix, family: version === 4 ? "ipv4" : "ipv6" };
     });
+}
+
+const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/i;
+
+/** "hooks.internal, 10.0.0.0/8, ::1": host names, addresses or CIDR ranges; empty means none. */
+export function parseHostList(text: string): string[] {
+  const entries = text
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "");
+  for (const entry of entries) {
+    if (isIP(entry.split("/")[0]!) !== 0) parseCidrs(entry);
+    else if (!HOST_NAME.test(entry)) throw new Error(`invalid host '${entry}'`);
+  }
+  return entries;
 }
 
 function applyLayer(target: Record<string, unknown>, layer: Record<string, unknown>, source: string): void {

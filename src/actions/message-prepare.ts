@@ -127,18 +127,15 @@ export async function prepareMessageTo(
     }
   }
   if (draft.checkMentions) checkGroupMentions(realm, sender, rendered.mentionedGroupIds);
+  const mentions = mentionsOf(realm, rendered, participants);
   return {
     ...message,
     recipient: { type: "stream", channel },
     topic,
     displayRecipient: channel.name,
     topicLinks: topicLinks(topic, await linkifiersOf(knex, realm.id)),
-    userFlags: recipientFlags(subscriberIds, {
-      isPrivate: false,
-      readBy: draft.readBy,
-      mentions: mentionsOf(realm, rendered, participants),
-      ...rules,
-    }),
+    userFlags: recipientFlags(subscriberIds, { isPrivate: false, readBy: draft.readBy, mentions, ...rules }),
+    mentionedUserIds: mentions.userIds,
   };
 }
 

@@ -14,6 +14,7 @@ import { messageEvent } from "../presenters/events/messages.js";
 import { presentMessage, type MessageRow } from "../presenters/messages.js";
 import { presentSubmessage } from "../presenters/submessages.js";
 import { plainText } from "../render/message.js";
+import { queueOutgoingWebhooks } from "./outgoing-webhook-queue.js";
 import { doClaimForSentMessages } from "./uploads.js";
 import type { RealmSnapshot } from "../world/realm.js";
 
@@ -142,6 +143,7 @@ export async function doSendMessages(
     });
     const widget = widgetOf(row.content);
     if (widget) presented.submessages = [await doAddWidget(tx, row, pythonJsonDumps(widget))];
+    await queueOutgoingWebhooks(app, tx, message, presented);
     const perUser = new Map<number, Record<string, unknown>>();
     for (const [userId, flags] of message.userFlags) perUser.set(userId, { flags: flagNames(flags) });
     tx.sendEventOnCommit(

@@ -38,6 +38,8 @@ export interface PreparedMessage {
   topicLinks: readonly TopicLink[];
   /** Every user who gets the message (a user_messages row and the event), with their flag bits. */
   userFlags: ReadonlyMap<number, number>;
+  /** Channel messages: who is mentioned (directly or through a group), recipients or not. */
+  mentionedUserIds?: ReadonlySet<number>;
   /** local_id + queue_id of the request: that queue's event echoes local_message_id. */
   echo?: LocalEcho;
 }

@@ -5,6 +5,7 @@ import { Db, type BusyRetry } from "../db/tx.js";
 import { GroupCommit } from "../db/group-commit.js";
 import { doSendMessages } from "../actions/message-write.js";
 import { deliverDueScheduledMessages } from "../actions/scheduled-delivery.js";
+import { deliverDueWebhooks, webhookDeliveriesIdle } from "../actions/outgoing-webhooks.js";
 import { sweepUploads } from "../actions/uploads.js";
 import { EventHub } from "../events/hub.js";
 import type { EventRecipients } from "../events/types.js";
@@ -96,6 +97,8 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     messageSends: new GroupCommit(db, (tx, messages) => doSendMessages(app, tx, messages)),
     presence: new PresenceStore(db, knex, logger),
     scheduledDelivery: new DueTimer(clock, logger, () => deliverDueScheduledMessages(app)),
+    outgoingWebhooks: new DueTimer(clock, logger, () => deliverDueWebhooks(app)),
+    webhookDeliveries: new Map(),
     uploads: new LocalBlobStore(uploadsDir(config)),
     jobs: new JobQueue((name, err) => logger.error(`background job ${name} failed`, err)),
     rateLimits: new RateLimiter(
@@ -129,6 +132,8 @@ export async function startEvents(app: App): Promise<void> {
   // Events of admin commands run while the server was down reach the restored queues.
   await drainOutbox(app.db);
   app.scheduledDelivery.start();
+  // Deliveries pending when the server stopped (or crashed) are sent now.
+  app.outgoingWebhooks.start();
   app.onClose.push(startUploadSweep(app));
   app.onClose.push(
     watchExternalChanges(app.db.knex, app.config.external_change_poll_ms, () => {
@@ -163,6 +168,9 @@ export async function closeApp(app: App, options: { saveQueues?: boolean } = {})
   for (const stop of app.onClose.splice(0)) stop();
   // A delivery in progress finishes (its transaction commits or rolls back) first.
   await app.scheduledDelivery.stop();
+  // A delivery under way finishes (each attempt is bounded by outgoing_webhook_timeout_ms).
+  await app.outgoingWebhooks.stop();
+  await webhookDeliveriesIdle(app);
   await app.jobs.close();
   app.events.stop();
   await app.presence.flush();

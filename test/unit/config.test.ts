@@ -95,6 +95,27 @@ describe("configuration layering", function () {
     }
   });
 
+  it("webhook_allowed_private_hosts takes names, addresses and ranges, as a list or an array", function () {
+    expect(loadConfig({ dataDir: dir, env: {} }).webhook_allowed_private_hosts).to.equal("");
+    const env = { CHATD_WEBHOOK_ALLOWED_PRIVATE_HOSTS: "hooks.internal, 10.0.0.0/8, ::1" };
+    expect(loadConfig({ dataDir: dir, env }).webhook_allowed_private_hosts).to.equal(
+      "hooks.internal, 10.0.0.0/8, ::1",
+    );
+    writeFileSync(
+      join(dir, "settings.json"),
+      JSON.stringify({ webhook_allowed_private_hosts: ["127.0.0.1", "bots.local"] }),
+    );
+    expect(loadConfig({ dataDir: dir, env: {} }).webhook_allowed_private_hosts).to.equal(
+      "127.0.0.1,bots.local",
+    );
+    for (const bad of ["10.0.0.0/33", "http://x", "a b", "::1/129"]) {
+      expect(() => loadConfig({ dataDir: dir, env: { CHATD_WEBHOOK_ALLOWED_PRIVATE_HOSTS: bad } })).to.throw(
+        ConfigError,
+        /webhook_allowed_private_hosts \(environment\): invalid/,
+      );
+    }
+  });
+
   it("saveSetting keeps other keys and validates the value", function () {
     writeFileSync(join(dir, "settings.json"), JSON.stringify({ port: 8000 }));
     saveSetting(dir, "external_url", "https://chat.example.com");

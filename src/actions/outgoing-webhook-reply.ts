@@ -1,0 +1,68 @@
+import type { App } from "../app.js";
+import { bool, type UserRow } from "../db/rows.js";
+import type { Tx } from "../db/tx.js";
+import type { DisplayRecipientUser, WireMessage } from "../events/wire-types.js";
+import { normalizeContent, truncateTopic } from "../lib/message-content.js";
+import { prepareMessageTo } from "./message-prepare.js";
+import { doSendDirectMessage, doSendMessage } from "./message-send.js";
+import { doSendMessages } from "./message-write.js";
+
+/** The client name of what outgoing-webhook bots post (Zulip's). */
+export const WEBHOOK_RESPONSE_CLIENT = "OutgoingWebhookResponse";
+
+/**
+ * Zulip's send_response_message: the bot posts in the conversation of the message that
+ * triggered it (the same topic; the same direct message participants). As in Zulip the
+ * bot need not be subscribed to the channel: the trigger reached it there.
+ */
+export async function sendWebhookReply(
+  app: App,
+  tx: Tx,
+  bot: UserRow,
+  message: WireMessage,
+  content: string,
+) {
+  const realm = await app.realms.get(tx.knex, bot.realm_id);
+  if (message.type === "stream") {
+    const channels = await app.channels.get(tx.knex, realm.id);
+    const channel = channels.channel(message.stream_id!);
+    if (!channel || bool(channel.is_archived)) return;
+    await doSendMessage(app, tx, {
+      sender: bot,
+      channel,
+      topic: truncateTopic(message.subject),
+      content,
+      client: WEBHOOK_RESPONSE_CLIENT,
+      realm,
+    });
+    return;
+  }
+  const participants = (message.display_recipient as DisplayRecipientUser[])
+    .map((user) => realm.user(user.id))
+    .filter((user): user is UserRow => user !== undefined && bool(user.is_active));
+  if (!participants.some((user) => user.id === bot.id)) participants.push(bot);
+  if (participants.length <= 2) {
+    const other = participants.find((user) => user.id !== bot.id) ?? bot;
+    await doSendDirectMessage(app, tx, {
+      sender: bot,
+      recipient: other,
+      content,
+      client: WEBHOOK_RESPONSE_CLIENT,
+    });
+    return;
+  }
+  const userIds = participants.map((user) => user.id).sort((a, b) => a - b);
+  const prepared = await prepareMessageTo(
+    app,
+    { knex: tx.knex, realm, channels: await app.channels.get(tx.knex, realm.id) },
+    {
+      sender: bot,
+      content: normalizeContent(content),
+      client: WEBHOOK_RESPONSE_CLIENT,
+      readBy: new Set([bot.id]),
+      checkMentions: false,
+    },
+    { kind: "direct", recipient: { type: "group", userIds }, participants },
+  );
+  await doSendMessages(app, tx, [prepared]);
+}
