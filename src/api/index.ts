@@ -67,6 +67,7 @@ import { createReminder, deleteReminder, getReminders } from "./reminders.js";
 import { getServerSettings } from "./server-settings.js";
 import { getAttachments, getFileTemporaryUrl, removeAttachment, uploadFile } from "./uploads.js";
 import { deleteAvatar, setAvatar } from "./avatar.js";
+import { deactivateCustomEmoji, getCustomEmoji, uploadCustomEmoji } from "./realm-emoji.js";
 import {
   updateDisplaySettings,
   updateNotificationSettings,
@@ -187,6 +188,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
   registerPushDevice,
   sendTestNotification,
   sendE2eeTestNotification,
+  // custom emoji
+  getCustomEmoji,
+  uploadCustomEmoji,
+  deactivateCustomEmoji,
   // muted users and alert words
   muteUser,
   unmuteUser,

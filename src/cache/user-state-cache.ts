@@ -88,6 +88,7 @@ export class UserStateCache {
       case "muted_users":
       case "alert_words":
       case "attachment":
+      case "realm_emoji":
         // Nothing cached here depends on these; a new event type must decide.
         break;
     }

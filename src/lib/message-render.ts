@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { emojiSourceUrl } from "./realm-emoji.js";
 import type { ChannelRow } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { emptyTopicDisplayName } from "./realm-limits.js";
@@ -108,7 +109,7 @@ async function loadRealmEmoji(scope: RenderScope, names: ReadonlySet<string>) {
     byName.set(row.name, {
       id: row.id,
       name: row.name,
-      source_url: `/user_avatars/${realmId}/emoji/images/${row.file_name ?? row.id}`,
+      source_url: emojiSourceUrl({ realm_id: realmId, ...row }),
     });
   }
   return byName;

@@ -23,6 +23,7 @@ import { fetchSavedSnippetsState } from "./saved-snippets.js";
 import { fetchRemindersState, fetchScheduledMessagesState } from "./scheduled-messages.js";
 import { fetchUserStatusState } from "./user-status.js";
 import { fetchRealmBotsState } from "./realm-bots.js";
+import { fetchRealmEmojiState } from "./realm-emoji.js";
 import {
   fetchDefaultStreamGroupsState,
   fetchEmbeddedBotsState,
@@ -32,7 +33,6 @@ import {
   fetchPushDevicesState,
   fetchRealmBillingState,
   fetchRealmDomainsState,
-  fetchRealmEmojiState,
   fetchRealmFiltersState,
   fetchRealmLinkifiersState,
   fetchRealmPlaygroundsState,

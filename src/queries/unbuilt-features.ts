@@ -8,9 +8,6 @@
 const constant = (state: Record<string, unknown>) => (): Promise<Record<string, unknown>> =>
   Promise.resolve(structuredClone(state));
 
-/** Custom emoji (none can be uploaded yet). */
-export const fetchRealmEmojiState = constant({ realm_emoji: {} });
-
 /**
  * Linkifiers (none can be defined yet). realm_filters is their legacy form, which Zulip
  * always sends empty; realm_linkifiers is empty for clients without

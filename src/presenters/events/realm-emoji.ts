@@ -1,0 +1,34 @@
+import {
+  hasCapability,
+  type Flavour,
+  type RealmEmojiEvent,
+  type WireCustomEmoji,
+} from "../../events/types.js";
+
+/**
+ * realm_emoji events. Each carries the realm's whole emoji dictionary after the change,
+ * so clients without individual_emoji_changes get Zulip's legacy `update` with it.
+ */
+export const realmEmojiEvents = {
+  add(emoji: WireCustomEmoji, all: Record<string, WireCustomEmoji>): RealmEmojiEvent {
+    return { type: "realm_emoji", op: "add", emoji, realm_emoji: all };
+  },
+  deactivated(emojiId: string, all: Record<string, WireCustomEmoji>): RealmEmojiEvent {
+    return {
+      type: "realm_emoji",
+      op: "edit",
+      emoji_id: emojiId,
+      data: { deactivated: true },
+      realm_emoji: all,
+    };
+  },
+};
+
+export const realmEmojiFlavour: Flavour<"realm_emoji"> = (event, { options }) => {
+  if (event.op === "update") return event;
+  if (!hasCapability(options, "individual_emoji_changes")) {
+    return { type: "realm_emoji", op: "update", realm_emoji: event.realm_emoji };
+  }
+  const { realm_emoji: _all, ...individual } = event;
+  return individual;
+};
