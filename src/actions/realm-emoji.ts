@@ -19,7 +19,7 @@ import { pythonStrip } from "../lib/message-content.js";
 import type { UploadedFile } from "../lib/uploads/uploaded-file.js";
 import { sniffContentType } from "../lib/uploads/content-type.js";
 import { mayAddCustomEmoji, mayRemoveCustomEmoji } from "../permissions/custom-emoji.js";
-import { realmEmojiEvents } from "../presenters/events/realm-emoji.js";
+import { realmEmojiEvents } from "../presenters/events/realm-features.js";
 import { unicodeEmojiCode } from "../render/emoji-table.js";
 import { isAdminRole, isGuestRole } from "../world/roles.js";
 

@@ -67,6 +67,13 @@ import { createReminder, deleteReminder, getReminders } from "./reminders.js";
 import { getServerSettings } from "./server-settings.js";
 import { getAttachments, getFileTemporaryUrl, removeAttachment, uploadFile } from "./uploads.js";
 import { deleteAvatar, setAvatar } from "./avatar.js";
+import {
+  addLinkifier,
+  getLinkifiers,
+  removeLinkifier,
+  reorderLinkifiers,
+  updateLinkifier,
+} from "./linkifiers.js";
 import { deactivateCustomEmoji, getCustomEmoji, uploadCustomEmoji } from "./realm-emoji.js";
 import {
   updateDisplaySettings,
@@ -192,6 +199,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
   getCustomEmoji,
   uploadCustomEmoji,
   deactivateCustomEmoji,
+  // linkifiers
+  getLinkifiers,
+  addLinkifier,
+  updateLinkifier,
+  removeLinkifier,
+  reorderLinkifiers,
   // muted users and alert words
   muteUser,
   unmuteUser,

@@ -89,6 +89,7 @@ export class UserStateCache {
       case "alert_words":
       case "attachment":
       case "realm_emoji":
+      case "realm_linkifiers":
         // Nothing cached here depends on these; a new event type must decide.
         break;
     }

@@ -12,7 +12,7 @@ import {
   userSettingsFlavour,
 } from "../presenters/events/users.js";
 import { userGroupFlavour } from "../presenters/events/user-groups.js";
-import { realmEmojiFlavour } from "../presenters/events/realm-emoji.js";
+import { realmEmojiFlavour, realmLinkifiersFlavour } from "../presenters/events/realm-features.js";
 import { presenceFlavour } from "../presenters/events/presence.js";
 import { mutedTopicsFlavour, userTopicFlavour } from "../presenters/events/user-topics.js";
 import type { ChatEvent, ChatEventType, Flavour, FlavourContext, WireEvent } from "./types.js";
@@ -59,6 +59,7 @@ export const FLAVOURS: FlavourTable = {
   muted_users: null,
   alert_words: null,
   realm_emoji: realmEmojiFlavour,
+  realm_linkifiers: realmLinkifiersFlavour,
 };
 
 /**

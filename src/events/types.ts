@@ -61,7 +61,8 @@ export type ChatEvent =
   | MutedUsersEvent
   | AlertWordsEvent
   | AttachmentEvent
-  | RealmEmojiEvent;
+  | RealmEmojiEvent
+  | RealmLinkifiersEvent;
 
 export type ChatEventType = ChatEvent["type"];
 
@@ -413,6 +414,12 @@ export type MutedTopicsEvent = {
 export type MutedUsersEvent = { type: "muted_users"; muted_users: Array<{ id: number; timestamp: number }> };
 
 export type AlertWordsEvent = { type: "alert_words"; alert_words: string[] };
+
+/** Every linkifier of the realm, in order (only to clients with linkifier_url_template). */
+export type RealmLinkifiersEvent = {
+  type: "realm_linkifiers";
+  realm_linkifiers: Array<{ pattern: string; url_template: string; id: number }>;
+};
 
 /** A custom emoji as register and realm_emoji events carry it (Zulip's EmojiInfo). */
 export interface WireCustomEmoji {

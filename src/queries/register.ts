@@ -24,6 +24,7 @@ import { fetchRemindersState, fetchScheduledMessagesState } from "./scheduled-me
 import { fetchUserStatusState } from "./user-status.js";
 import { fetchRealmBotsState } from "./realm-bots.js";
 import { fetchRealmEmojiState } from "./realm-emoji.js";
+import { fetchRealmLinkifiersState } from "./linkifiers.js";
 import {
   fetchDefaultStreamGroupsState,
   fetchEmbeddedBotsState,
@@ -34,7 +35,6 @@ import {
   fetchRealmBillingState,
   fetchRealmDomainsState,
   fetchRealmFiltersState,
-  fetchRealmLinkifiersState,
   fetchRealmPlaygroundsState,
   fetchStopWordsState,
   fetchVideoCallsState,

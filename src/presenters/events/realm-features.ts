@@ -2,11 +2,12 @@ import {
   hasCapability,
   type Flavour,
   type RealmEmojiEvent,
+  type RealmLinkifiersEvent,
   type WireCustomEmoji,
 } from "../../events/types.js";
 
 /**
- * realm_emoji events. Each carries the realm's whole emoji dictionary after the change,
+ * realm_emoji and realm_linkifiers events. A realm_emoji event carries the realm's whole emoji dictionary after the change,
  * so clients without individual_emoji_changes get Zulip's legacy `update` with it.
  */
 export const realmEmojiEvents = {
@@ -32,3 +33,14 @@ export const realmEmojiFlavour: Flavour<"realm_emoji"> = (event, { options }) =>
   const { realm_emoji: _all, ...individual } = event;
   return individual;
 };
+
+export const realmLinkifiersEvent = (
+  linkifiers: RealmLinkifiersEvent["realm_linkifiers"],
+): RealmLinkifiersEvent => ({
+  type: "realm_linkifiers",
+  realm_linkifiers: linkifiers,
+});
+
+/** Zulip sends realm_linkifiers only to clients that know url_template (linkifier_url_template). */
+export const realmLinkifiersFlavour: Flavour<"realm_linkifiers"> = (event, { options }) =>
+  hasCapability(options, "linkifier_url_template") ? event : null;
