@@ -74,6 +74,7 @@ import {
   reorderLinkifiers,
   updateLinkifier,
 } from "./linkifiers.js";
+import { addPlayground, removePlayground } from "./playgrounds.js";
 import { deactivateCustomEmoji, getCustomEmoji, uploadCustomEmoji } from "./realm-emoji.js";
 import {
   updateDisplaySettings,
@@ -205,6 +206,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   updateLinkifier,
   removeLinkifier,
   reorderLinkifiers,
+  // code playgrounds
+  addPlayground,
+  removePlayground,
   // muted users and alert words
   muteUser,
   unmuteUser,

@@ -90,6 +90,7 @@ export class UserStateCache {
       case "attachment":
       case "realm_emoji":
       case "realm_linkifiers":
+      case "realm_playgrounds":
         // Nothing cached here depends on these; a new event type must decide.
         break;
     }

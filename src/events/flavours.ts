@@ -60,6 +60,7 @@ export const FLAVOURS: FlavourTable = {
   alert_words: null,
   realm_emoji: realmEmojiFlavour,
   realm_linkifiers: realmLinkifiersFlavour,
+  realm_playgrounds: null,
 };
 
 /**

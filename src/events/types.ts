@@ -62,7 +62,8 @@ export type ChatEvent =
   | AlertWordsEvent
   | AttachmentEvent
   | RealmEmojiEvent
-  | RealmLinkifiersEvent;
+  | RealmLinkifiersEvent
+  | RealmPlaygroundsEvent;
 
 export type ChatEventType = ChatEvent["type"];
 
@@ -419,6 +420,12 @@ export type AlertWordsEvent = { type: "alert_words"; alert_words: string[] };
 export type RealmLinkifiersEvent = {
   type: "realm_linkifiers";
   realm_linkifiers: Array<{ pattern: string; url_template: string; id: number }>;
+};
+
+/** Every code playground of the realm. */
+export type RealmPlaygroundsEvent = {
+  type: "realm_playgrounds";
+  realm_playgrounds: Array<{ id: number; name: string; pygments_language: string; url_template: string }>;
 };
 
 /** A custom emoji as register and realm_emoji events carry it (Zulip's EmojiInfo). */

@@ -28,7 +28,7 @@ export interface WireLinkifier {
 }
 
 /** Zulip's ValidationFailureError: the first message, and every message by field. */
-const validationFailure = (field: string, message: string) =>
+export const validationFailure = (field: string, message: string) =>
   new JsonableError(message, "BAD_REQUEST", 400, { errors: { [field]: [message] } });
 
 const badRegex = (reason: string) => validationFailure("pattern", `Bad regular expression: ${reason}`);

@@ -24,7 +24,7 @@ import { fetchRemindersState, fetchScheduledMessagesState } from "./scheduled-me
 import { fetchUserStatusState } from "./user-status.js";
 import { fetchRealmBotsState } from "./realm-bots.js";
 import { fetchRealmEmojiState } from "./realm-emoji.js";
-import { fetchRealmLinkifiersState } from "./linkifiers.js";
+import { fetchRealmLinkifiersState, fetchRealmPlaygroundsState } from "./linkifiers.js";
 import {
   fetchDefaultStreamGroupsState,
   fetchEmbeddedBotsState,
@@ -35,7 +35,6 @@ import {
   fetchRealmBillingState,
   fetchRealmDomainsState,
   fetchRealmFiltersState,
-  fetchRealmPlaygroundsState,
   fetchStopWordsState,
   fetchVideoCallsState,
 } from "./unbuilt-features.js";

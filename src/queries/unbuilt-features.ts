@@ -11,9 +11,6 @@ const constant = (state: Record<string, unknown>) => (): Promise<Record<string, 
 /** The legacy form of linkifiers (queries/linkifiers.ts), which Zulip always sends empty. */
 export const fetchRealmFiltersState = constant({ realm_filters: [] });
 
-/** Code playgrounds (none can be defined yet). */
-export const fetchRealmPlaygroundsState = constant({ realm_playgrounds: [] });
-
 /** Domains for email-restricted sign-up (none can be configured yet). */
 export const fetchRealmDomainsState = constant({ realm_domains: [] });
 

@@ -653,6 +653,9 @@ export const APPLIERS: Record<string, Applier> = {
   // Register carries no attachments (GET /attachments does).
   attachment: () => undefined,
   realm_emoji: applyRealmEmoji,
+  realm_playgrounds: (state, event) => {
+    if ("realm_playgrounds" in state) state.realm_playgrounds = event.realm_playgrounds;
+  },
   realm_linkifiers: (state, event) => {
     if ("realm_linkifiers" in state) state.realm_linkifiers = event.realm_linkifiers;
   },

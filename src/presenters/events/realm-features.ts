@@ -3,11 +3,12 @@ import {
   type Flavour,
   type RealmEmojiEvent,
   type RealmLinkifiersEvent,
+  type RealmPlaygroundsEvent,
   type WireCustomEmoji,
 } from "../../events/types.js";
 
 /**
- * realm_emoji and realm_linkifiers events. A realm_emoji event carries the realm's whole emoji dictionary after the change,
+ * realm_emoji, realm_linkifiers and realm_playgrounds events. A realm_emoji event carries the realm's whole emoji dictionary after the change,
  * so clients without individual_emoji_changes get Zulip's legacy `update` with it.
  */
 export const realmEmojiEvents = {
@@ -44,3 +45,7 @@ export const realmLinkifiersEvent = (
 /** Zulip sends realm_linkifiers only to clients that know url_template (linkifier_url_template). */
 export const realmLinkifiersFlavour: Flavour<"realm_linkifiers"> = (event, { options }) =>
   hasCapability(options, "linkifier_url_template") ? event : null;
+
+export const realmPlaygroundsEvent = (
+  playgrounds: RealmPlaygroundsEvent["realm_playgrounds"],
+): RealmPlaygroundsEvent => ({ type: "realm_playgrounds", realm_playgrounds: playgrounds });
