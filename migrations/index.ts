@@ -14,6 +14,7 @@ import * as userSettings from "./20261125000200_user_settings.js";
 import * as botConfigData from "./20261125000300_bot_config_data.js";
 import * as attachments from "./20261125010000_attachments.js";
 import * as outgoingWebhookDeliveries from "./20261126000000_outgoing_webhook_deliveries.js";
+import * as realmPlaygrounds from "./20261126010000_realm_playgrounds.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -37,4 +38,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261125000300_bot_config_data", botConfigData],
   ["20261125010000_attachments", attachments],
   ["20261126000000_outgoing_webhook_deliveries", outgoingWebhookDeliveries],
+  ["20261126010000_realm_playgrounds", realmPlaygrounds],
 ];

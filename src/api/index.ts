@@ -68,6 +68,15 @@ import { getServerSettings } from "./server-settings.js";
 import { getAttachments, getFileTemporaryUrl, removeAttachment, uploadFile } from "./uploads.js";
 import { deleteAvatar, setAvatar } from "./avatar.js";
 import {
+  addLinkifier,
+  getLinkifiers,
+  removeLinkifier,
+  reorderLinkifiers,
+  updateLinkifier,
+} from "./linkifiers.js";
+import { addPlayground, removePlayground } from "./playgrounds.js";
+import { deactivateCustomEmoji, getCustomEmoji, uploadCustomEmoji } from "./realm-emoji.js";
+import {
   updateDisplaySettings,
   updateNotificationSettings,
   updateRealmUserDefaults,
@@ -187,6 +196,19 @@ export const ENDPOINTS: readonly Endpoint[] = [
   registerPushDevice,
   sendTestNotification,
   sendE2eeTestNotification,
+  // custom emoji
+  getCustomEmoji,
+  uploadCustomEmoji,
+  deactivateCustomEmoji,
+  // linkifiers
+  getLinkifiers,
+  addLinkifier,
+  updateLinkifier,
+  removeLinkifier,
+  reorderLinkifiers,
+  // code playgrounds
+  addPlayground,
+  removePlayground,
   // muted users and alert words
   muteUser,
   unmuteUser,

@@ -88,6 +88,9 @@ export class UserStateCache {
       case "muted_users":
       case "alert_words":
       case "attachment":
+      case "realm_emoji":
+      case "realm_linkifiers":
+      case "realm_playgrounds":
         // Nothing cached here depends on these; a new event type must decide.
         break;
     }

@@ -12,6 +12,7 @@ import {
   userSettingsFlavour,
 } from "../presenters/events/users.js";
 import { userGroupFlavour } from "../presenters/events/user-groups.js";
+import { realmEmojiFlavour, realmLinkifiersFlavour } from "../presenters/events/realm-features.js";
 import { presenceFlavour } from "../presenters/events/presence.js";
 import { mutedTopicsFlavour, userTopicFlavour } from "../presenters/events/user-topics.js";
 import type { ChatEvent, ChatEventType, Flavour, FlavourContext, WireEvent } from "./types.js";
@@ -57,6 +58,9 @@ export const FLAVOURS: FlavourTable = {
   muted_topics: mutedTopicsFlavour,
   muted_users: null,
   alert_words: null,
+  realm_emoji: realmEmojiFlavour,
+  realm_linkifiers: realmLinkifiersFlavour,
+  realm_playgrounds: null,
 };
 
 /**

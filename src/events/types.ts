@@ -60,7 +60,10 @@ export type ChatEvent =
   | MutedTopicsEvent
   | MutedUsersEvent
   | AlertWordsEvent
-  | AttachmentEvent;
+  | AttachmentEvent
+  | RealmEmojiEvent
+  | RealmLinkifiersEvent
+  | RealmPlaygroundsEvent;
 
 export type ChatEventType = ChatEvent["type"];
 
@@ -412,6 +415,49 @@ export type MutedTopicsEvent = {
 export type MutedUsersEvent = { type: "muted_users"; muted_users: Array<{ id: number; timestamp: number }> };
 
 export type AlertWordsEvent = { type: "alert_words"; alert_words: string[] };
+
+/** Every linkifier of the realm, in order (only to clients with linkifier_url_template). */
+export type RealmLinkifiersEvent = {
+  type: "realm_linkifiers";
+  realm_linkifiers: Array<{ pattern: string; url_template: string; id: number }>;
+};
+
+/** Every code playground of the realm. */
+export type RealmPlaygroundsEvent = {
+  type: "realm_playgrounds";
+  realm_playgrounds: Array<{ id: number; name: string; pygments_language: string; url_template: string }>;
+};
+
+/** A custom emoji as register and realm_emoji events carry it (Zulip's EmojiInfo). */
+export interface WireCustomEmoji {
+  id: string;
+  name: string;
+  source_url: string;
+  deactivated: boolean;
+  author_id: number | null;
+  still_url: string | null;
+}
+
+/**
+ * realm_emoji: `add` and `edit` for clients with individual_emoji_changes; the others
+ * get the legacy `update` with every emoji, which the event carries for them
+ * (realm_emoji, stripped by the flavour).
+ */
+export type RealmEmojiEvent =
+  | { type: "realm_emoji"; op: "update"; realm_emoji: Record<string, WireCustomEmoji> }
+  | {
+      type: "realm_emoji";
+      op: "add";
+      emoji: WireCustomEmoji;
+      realm_emoji: Record<string, WireCustomEmoji>;
+    }
+  | {
+      type: "realm_emoji";
+      op: "edit";
+      emoji_id: string;
+      data: { deactivated: boolean };
+      realm_emoji: Record<string, WireCustomEmoji>;
+    };
 
 /**
  * Who receives an event: user IDs, or per-user extra data merged into the event

@@ -128,3 +128,47 @@ export async function makeThumbnail(
     },
   };
 }
+
+/** Zulip's DEFAULT_EMOJI_SIZE: custom emoji are stored as size x size images. */
+export const DEFAULT_EMOJI_SIZE = 64;
+
+/** The output formats of custom emoji, by content type (Zulip keeps the uploaded format). */
+const EMOJI_OUTPUT = {
+  "image/png": "png",
+  "image/gif": "gif",
+  "image/jpeg": "jpeg",
+  "image/webp": "webp",
+  "image/avif": "avif",
+} as const;
+
+export const EMOJI_CONTENT_TYPES: ReadonlySet<string> = new Set(Object.keys(EMOJI_OUTPUT));
+
+/**
+ * Zulip's resize_emoji: cropped to a centred size x size image in the uploaded format,
+ * every frame kept; an animated emoji also gets a still PNG of its first frame.
+ */
+export async function resizeEmoji(
+  input: Buffer,
+  contentType: keyof typeof EMOJI_OUTPUT,
+  size = DEFAULT_EMOJI_SIZE,
+): Promise<{ image: Buffer; still: Buffer | null }> {
+  const sharp = await loadSharp();
+  let frames: number;
+  try {
+    const meta = await sharp(input, { limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS }).metadata();
+    if (!meta.width || !meta.height) throw new Error("no size");
+    frames = meta.pages ?? 1;
+  } catch {
+    throw badImage("Could not decode image; did you upload an image file?");
+  }
+  const crop = (animated: boolean) =>
+    sharp(input, { animated, limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS })
+      .rotate()
+      .resize(size, size, { fit: "cover", position: "centre" });
+  const format = EMOJI_OUTPUT[contentType];
+  if (frames === 1) return { image: await crop(false).toFormat(format).toBuffer(), still: null };
+  return {
+    image: await crop(true).toFormat(format).toBuffer(),
+    still: await crop(false).png().toBuffer(),
+  };
+}

@@ -1,4 +1,6 @@
 import type { Knex } from "knex";
+import { emojiSourceUrl } from "./realm-emoji.js";
+import { linkifiersOfRealm } from "./linkifiers.js";
 import type { ChannelRow } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { emptyTopicDisplayName } from "./realm-limits.js";
@@ -108,7 +110,7 @@ async function loadRealmEmoji(scope: RenderScope, names: ReadonlySet<string>) {
     byName.set(row.name, {
       id: row.id,
       name: row.name,
-      source_url: `/user_avatars/${realmId}/emoji/images/${row.file_name ?? row.id}`,
+      source_url: emojiSourceUrl({ realm_id: realmId, ...row }),
     });
   }
   return byName;
@@ -186,6 +188,7 @@ export async function loadRenderContext(scope: RenderScope, content: string): Pr
   const emoji = await loadRealmEmoji(scope, refs.emojiNames);
   const latest = refs.topics.length > 0 ? await loadLatestInTopics(scope, refs.topics, channels) : null;
   // Zulip previews images only where the organization's inline_image_preview is on.
+  const linkifiers = await linkifiersOfRealm(scope.knex, realm.id);
   const previews = bool(realm.realm.inline_image_preview)
     ? await loadUploadPreviews(scope.knex, realm.id, content)
     : new Map<string, UploadPreview>();
@@ -207,6 +210,7 @@ export async function loadRenderContext(scope: RenderScope, content: string): Pr
     latestMessageIdInTopic: (channelId, topic) => latest?.get(topicKey(channelId, topic)),
     now: scope.now,
     uploadPreview: (pathId) => previews.get(pathId),
+    linkifiers,
   };
 }
 

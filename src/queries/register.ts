@@ -23,6 +23,8 @@ import { fetchSavedSnippetsState } from "./saved-snippets.js";
 import { fetchRemindersState, fetchScheduledMessagesState } from "./scheduled-messages.js";
 import { fetchUserStatusState } from "./user-status.js";
 import { fetchRealmBotsState } from "./realm-bots.js";
+import { fetchRealmEmojiState } from "./realm-emoji.js";
+import { fetchRealmLinkifiersState, fetchRealmPlaygroundsState } from "./linkifiers.js";
 import {
   fetchDefaultStreamGroupsState,
   fetchEmbeddedBotsState,
@@ -32,10 +34,7 @@ import {
   fetchPushDevicesState,
   fetchRealmBillingState,
   fetchRealmDomainsState,
-  fetchRealmEmojiState,
   fetchRealmFiltersState,
-  fetchRealmLinkifiersState,
-  fetchRealmPlaygroundsState,
   fetchStopWordsState,
   fetchVideoCallsState,
 } from "./unbuilt-features.js";

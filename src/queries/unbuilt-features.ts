@@ -8,19 +8,8 @@
 const constant = (state: Record<string, unknown>) => (): Promise<Record<string, unknown>> =>
   Promise.resolve(structuredClone(state));
 
-/** Custom emoji (none can be uploaded yet). */
-export const fetchRealmEmojiState = constant({ realm_emoji: {} });
-
-/**
- * Linkifiers (none can be defined yet). realm_filters is their legacy form, which Zulip
- * always sends empty; realm_linkifiers is empty for clients without
- * linkifier_url_template too, as Zulip's is.
- */
-export const fetchRealmLinkifiersState = constant({ realm_linkifiers: [] });
+/** The legacy form of linkifiers (queries/linkifiers.ts), which Zulip always sends empty. */
 export const fetchRealmFiltersState = constant({ realm_filters: [] });
-
-/** Code playgrounds (none can be defined yet). */
-export const fetchRealmPlaygroundsState = constant({ realm_playgrounds: [] });
 
 /** Domains for email-restricted sign-up (none can be configured yet). */
 export const fetchRealmDomainsState = constant({ realm_domains: [] });

@@ -22,6 +22,13 @@ export interface LinkableChannel {
   name: string;
 }
 
+export interface Linkifier {
+  /** A regular expression (Zulip's re2 syntax; `(?P<name>...)` groups are accepted). */
+  pattern: string;
+  /** An RFC 6570 URL template over the pattern's named groups, e.g. "https://github.com/x/y/issues/{id}". */
+  url_template: string;
+}
+
 export interface RealmEmojiInfo {
   id: number;
   name: string;
@@ -56,6 +63,8 @@ export interface RenderContext {
   latestMessageIdInTopic?(channelId: number, topic: string): number | undefined;
   /** Clock for `<time:...>` values that leave out the date (defaults to now). */
   now?: () => Date;
+  /** The organization's linkifiers, in order (applied to text outside code and links). */
+  linkifiers?: readonly Linkifier[];
   /** An uploaded image of the organization by path_id, with its thumbnail (previews). */
   uploadPreview?(pathId: string): UploadPreview | undefined;
 }

@@ -1,4 +1,5 @@
 import type { MarkdownIt, StateBlock, StateInline } from "markdown-it";
+import { linkifierRule } from "./md-linkifiers.js";
 import { createRenderEnv, type RenderContext, type RenderEnv } from "./context.js";
 import { createMarkdownEngine } from "./markdown.js";
 import { fenceRule, listRule, paragraphRule, zulipBlockquoteRule } from "./md-blocks.js";
@@ -67,6 +68,7 @@ function buildEngine(): MarkdownIt {
   md.inline.ruler.before("link", "zulip_strikethrough", strikethroughRule);
   md.inline.ruler.after("entity", "zulip_emoji", emojiRule);
 
+  md.core.ruler.push("zulip_linkifiers", linkifierRule);
   md.core.ruler.push("zulip_post", postProcessRule);
   md.core.ruler.push("zulip_upload_previews", uploadPreviewRule);
   installRenderer(md);

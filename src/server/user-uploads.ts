@@ -146,6 +146,7 @@ const AVATAR_TYPES: Record<string, string> = {
   jpg: "image/jpeg",
   jpeg: "image/jpeg",
   webp: "image/webp",
+  avif: "image/avif",
 };
 
 async function serveAvatar(app: App, ctx: Context, rest: string): Promise<void> {

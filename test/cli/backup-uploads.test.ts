@@ -33,6 +33,13 @@ describe("chatd backup with uploads", function () {
       .toBuffer();
     const avatar = expectSuccess(await postUpload(u.hamlet, "a.png", png, { path: "/users/me/avatar" }))
       .avatar_url as string;
+    expectSuccess(await postUpload(u.hamlet, "e.png", png, { path: "/realm/emoji/kept_emoji" }));
+    const emoji = Object.values(
+      expectSuccess(await u.hamlet.client.get("/realm/emoji")).emoji as Record<
+        string,
+        { source_url: string }
+      >,
+    )[0]!.source_url;
 
     const backupFile = join(server.dataDir, "backup.sqlite3");
     const run = spawnSync(
@@ -60,6 +67,7 @@ describe("chatd backup with uploads", function () {
       expect(file.bytes.equals(bytes)).to.equal(true);
       expect((await getFile(restored.url, url, u.cordelia)).status).to.equal(200);
       expect((await getFile(restored.url, avatar, null)).status).to.equal(200);
+      expect((await getFile(restored.url, emoji, null)).status).to.equal(200);
     } finally {
       await restored.close();
     }

@@ -652,7 +652,22 @@ export const APPLIERS: Record<string, Applier> = {
   device: applyDevice,
   // Register carries no attachments (GET /attachments does).
   attachment: () => undefined,
+  realm_emoji: applyRealmEmoji,
+  realm_playgrounds: (state, event) => {
+    if ("realm_playgrounds" in state) state.realm_playgrounds = event.realm_playgrounds;
+  },
+  realm_linkifiers: (state, event) => {
+    if ("realm_linkifiers" in state) state.realm_linkifiers = event.realm_linkifiers;
+  },
 };
+
+function applyRealmEmoji(state: State, event: Event): void {
+  if (!("realm_emoji" in state)) return;
+  if (event.op === "update") state.realm_emoji = event.realm_emoji;
+  else if (event.op === "add") state.realm_emoji[event.emoji.id] = event.emoji;
+  else if (event.op === "edit") Object.assign(state.realm_emoji[event.emoji_id], event.data);
+  else throw new Error(`unknown realm_emoji op ${String(event.op)}`);
+}
 
 export function applyEvents(state: State, events: Event[], ctx: ApplyContext = {}): State {
   for (const event of events) {

@@ -2,11 +2,12 @@ import type { Knex } from "knex";
 import { jsonColumn } from "../../db/rows.js";
 import type { BlobStore } from "../storage/index.js";
 import type { StoredThumbnail } from "../images.js";
+import { emojiBlobKey, stillFileName } from "../realm-emoji.js";
 import { blobKeyOf, thumbnailKeyOf } from "./names.js";
 
 /**
  * The stored files a database snapshot names: uploads (by content hash), their
- * thumbnails, and avatars. Read from the snapshot itself (attached as `snap`), so the
+ * thumbnails, avatars and custom emoji. Read from the snapshot itself (attached as `snap`), so the
  * files copied are exactly those the backed-up database refers to.
  */
 export async function blobKeysOfSnapshot(knex: Knex, snapshotPath: string): Promise<string[]> {
@@ -30,6 +31,13 @@ export async function blobKeysOfSnapshot(knex: Knex, snapshotPath: string): Prom
     for (const { avatar_file } of avatars) {
       keys.add(`avatars/${avatar_file}.png`);
       keys.add(`avatars/${avatar_file}-medium.png`);
+    }
+    const emoji = await knex.raw<Array<{ realm_id: number; file_name: string; is_animated: number }>>(
+      "SELECT realm_id, file_name, is_animated FROM snap.realm_emoji WHERE file_name IS NOT NULL",
+    );
+    for (const { realm_id, file_name, is_animated } of emoji) {
+      keys.add(emojiBlobKey(realm_id, file_name));
+      if (is_animated) keys.add(emojiBlobKey(realm_id, stillFileName(file_name)));
     }
     return [...keys];
   } finally {

@@ -1,0 +1,156 @@
+import type { Knex } from "knex";
+import { JsonableError } from "../errors.js";
+
+/**
+ * Linkifiers (Zulip's RealmFilter): validation of a pattern and its URL template as
+ * Zulip's filter_pattern_validator, url_template_validator and RealmFilter.clean do,
+ * and the realm's list in order.
+ *
+ * Zulip compiles patterns with re2, which never backtracks; chatd runs them as
+ * JavaScript regular expressions, so besides what re2 refuses (lookarounds,
+ * backreferences) it refuses repetition of something that itself repeats or
+ * alternates (`(a+)+`, `(a|ab)*`), the shapes that make a backtracking engine take
+ * exponential time on hostile input.
+ */
+
+export interface LinkifierRow {
+  id: number;
+  realm_id: number;
+  pattern: string;
+  url_template: string;
+  order: number;
+}
+
+export interface WireLinkifier {
+  pattern: string;
+  url_template: string;
+  id: number;
+}
+
+/** Zulip's ValidationFailureError: the first message, and every message by field. */
+export const validationFailure = (field: string, message: string) =>
+  new JsonableError(message, "BAD_REQUEST", 400, { errors: { [field]: [message] } });
+
+const badRegex = (reason: string) => validationFailure("pattern", `Bad regular expression: ${reason}`);
+
+/** A pattern in Zulip's syntax (`(?P<name>...)` groups) as a JavaScript source. */
+export const jsPatternSource = (pattern: string) => pattern.replace(/\(\?P</g, "(?<");
+
+/** Why re2 (or chatd's backtracking guard) refuses the pattern, or null. */
+function unsupportedConstruct(source: string): string | null {
+  // Walk the pattern once, tracking groups: [has inner repetition or alternation].
+  const stack: boolean[] = [];
+  let inClass = false;
+  let lastAtomRepeats = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === "\\") {
+      const next = source[i + 1] ?? "";
+      if (!inClass && (/[1-9]/.test(next) || next === "k")) return `invalid escape sequence: \\${next}`;
+      i++;
+      lastAtomRepeats = false;
+      continue;
+    }
+    if (inClass) {
+      if (c === "]") inClass = false;
+      continue;
+    }
+    if (c === "[") {
+      inClass = true;
+      lastAtomRepeats = false;
+    } else if (c === "(") {
+      const lookaround = /^\(\?<?[=!]/.exec(source.slice(i));
+      if (lookaround) return `invalid perl operator: ${lookaround[0]}`;
+      stack.push(false);
+      lastAtomRepeats = false;
+    } else if (c === ")") {
+      lastAtomRepeats = stack.pop() ?? false;
+    } else if (c === "|") {
+      if (stack.length > 0) stack[stack.length - 1] = true;
+    } else if (c === "*" || c === "+" || c === "?" || c === "{") {
+      if (c === "?" && /[*+?}]/.test(source[i - 1] ?? "")) continue; // lazy modifier
+      if (c === "{" && !/^\{\d+(,\d*)?\}/.test(source.slice(i))) continue;
+      if (lastAtomRepeats) return "nested repetition is not allowed";
+      if (stack.length > 0) stack[stack.length - 1] = true;
+      if (c === "{") i = source.indexOf("}", i);
+      lastAtomRepeats = false;
+    } else {
+      lastAtomRepeats = false;
+    }
+  }
+  return null;
+}
+
+/** Zulip's filter_pattern_validator; returns the pattern's named groups. */
+export function checkLinkifierPattern(pattern: string): Set<string> {
+  const source = jsPatternSource(pattern);
+  const unsupported = unsupportedConstruct(source);
+  if (unsupported) throw badRegex(unsupported);
+  let re: RegExp;
+  try {
+    re = new RegExp(source, "u");
+  } catch (err) {
+    const text = (err as Error).message;
+    throw badRegex(text.slice(text.lastIndexOf(": ") + 2));
+  }
+  // An alternation that matches nothing besides the pattern: every named group.
+  const groups = new RegExp(`${re.source}|`, "u").exec("")?.groups ?? {};
+  return new Set(Object.keys(groups));
+}
+
+const VARSPEC =
+  /^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*(?::[1-9]\d{0,3}|\*)?$/;
+/** RFC 6570 literals: no controls, space, quotes, <>\^`{|} and no lone %. */
+const LITERALS = /^(?:[^\u0000-\u0020"'%<>\\^`{|}\u007f]|%[0-9A-Fa-f]{2})*$/u; // eslint-disable-line no-control-regex
+
+/** The variable names of an RFC 6570 template, or null if it is not one (uri_template.validate). */
+export function templateVariables(template: string): string[] | null {
+  const names: string[] = [];
+  let rest = template;
+  while (rest.length > 0) {
+    const open = rest.indexOf("{");
+    const literal = open === -1 ? rest : rest.slice(0, open);
+    if (!LITERALS.test(literal)) return null;
+    if (open === -1) break;
+    const close = rest.indexOf("}", open);
+    if (close === -1) return null;
+    const expression = rest.slice(open + 1, close);
+    const body = /^[+#./;?&]/.test(expression) ? expression.slice(1) : expression;
+    for (const spec of body.split(",")) {
+      if (!VARSPEC.test(spec)) return null;
+      names.push(spec.replace(/(:\d+|\*)$/, ""));
+    }
+    rest = rest.slice(close + 1);
+  }
+  return names;
+}
+
+/** RealmFilter's validators and clean(): the pattern's groups and the template's variables agree. */
+export function checkLinkifier(pattern: string, urlTemplate: string): void {
+  const groups = checkLinkifierPattern(pattern);
+  const variables = templateVariables(urlTemplate);
+  if (variables === null) throw validationFailure("url_template", "Invalid URL template.");
+  const missingInPattern = [...new Set(variables)].filter((v) => !groups.has(v)).sort();
+  if (missingInPattern.length > 0) {
+    throw validationFailure(
+      "__all__",
+      `Group '${missingInPattern[0]}' in URL template is not present in linkifier pattern.`,
+    );
+  }
+  const missingInTemplate = [...groups].filter((g) => !variables.includes(g)).sort();
+  if (missingInTemplate.length > 0) {
+    throw validationFailure(
+      "__all__",
+      `Group '${missingInTemplate[0]}' in linkifier pattern is not present in URL template.`,
+    );
+  }
+}
+
+export const duplicateLinkifier = () =>
+  validationFailure("__all__", "Realm filter with this Realm and Pattern already exists.");
+
+/** Zulip's linkifiers_for_realm, in their order. */
+export async function linkifiersOfRealm(knex: Knex, realmId: number): Promise<WireLinkifier[]> {
+  const rows = await knex<LinkifierRow>("linkifiers").where({ realm_id: realmId }).orderBy(["order", "id"]);
+  return rows.map((row) => ({ pattern: row.pattern, url_template: row.url_template, id: row.id }));
+}
