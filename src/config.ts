@@ -26,6 +26,10 @@ export interface Config {
   readonly delete_topic_batch_size: number;
   readonly delete_topic_time_budget_ms: number;
   readonly max_queue_events: number;
+  readonly max_queues_per_user: number;
+  readonly max_parked_polls_per_user: number;
+  readonly max_total_queued_events: number;
+  readonly max_concurrent_body_parses: number;
   readonly body_limit_bytes: number;
   readonly request_timeout_secs: number;
   readonly web_public_streams_enabled: boolean;
@@ -145,6 +149,34 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     min: 10,
     max: 1000000,
     description: "Unacknowledged events kept per queue; a queue that overflows is dropped.",
+  },
+  max_queues_per_user: {
+    kind: "int",
+    min: 1,
+    max: 100000,
+    description:
+      "Event queues one user may hold; registering one more drops the user's least recently polled queue.",
+  },
+  max_parked_polls_per_user: {
+    kind: "int",
+    min: 1,
+    max: 100000,
+    description:
+      "Long-polls one user may have waiting at once; one more answers the oldest at once with a heartbeat.",
+  },
+  max_total_queued_events: {
+    kind: "int",
+    min: 100,
+    max: 100000000,
+    description:
+      "Unacknowledged events kept in memory over all queues; beyond it the queues holding the most are dropped.",
+  },
+  max_concurrent_body_parses: {
+    kind: "int",
+    min: 1,
+    max: 100000,
+    description:
+      "Request bodies read and parsed at once; ten times as many more wait, beyond that a request gets a 429.",
   },
   body_limit_bytes: {
     kind: "int",

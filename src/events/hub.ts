@@ -22,10 +22,31 @@ function deactivatedUserId(event: ChatEvent): number | null {
   return "is_active" in person && !person.is_active ? person.user_id : null;
 }
 
+/** The queue to drop first: one nobody is polling, then the one polled longest ago. */
+function leastRecentlyPolled(queues: Iterable<EventQueue>): EventQueue {
+  let stalest: EventQueue | null = null;
+  for (const queue of queues) {
+    if (
+      !stalest ||
+      (stalest.isPolling && !queue.isPolling) ||
+      (stalest.isPolling === queue.isPolling && queue.lastAccessMs < stalest.lastAccessMs)
+    ) {
+      stalest = queue;
+    }
+  }
+  return stalest!;
+}
+
 export interface HubSettings {
   heartbeatMs: number;
   gcIntervalMs: number;
   maxQueueEvents: number;
+  /** Queues per user; one more drops the user's least recently polled queue. */
+  maxQueuesPerUser: number;
+  /** Waiting long-polls per user; one more answers the oldest with a heartbeat. */
+  maxParkedPollsPerUser: number;
+  /** Unacknowledged events over all queues; beyond it the fullest queues are dropped. */
+  maxTotalEvents: number;
 }
 
 /**
@@ -37,6 +58,9 @@ export class EventHub implements EventSink {
   private readonly queuesByUser = new Map<number, Set<EventQueue>>();
   /** Queues registered with all_public_streams, by realm. */
   private readonly allPublicStreamsQueues = new Map<number, Set<EventQueue>>();
+  /** Each user's parked polls, oldest first; the token tells a poll from a newer one on its queue. */
+  private readonly parkedByUser = new Map<number, Map<EventQueue, object>>();
+  private totalEvents = 0;
   private gcTimer: NodeJS.Timeout | null = null;
   private stopped = false;
 
@@ -64,6 +88,11 @@ export class EventHub implements EventSink {
     return this.queues.size;
   }
 
+  /** Unacknowledged events held over all queues. */
+  get queuedEvents(): number {
+    return this.totalEvents;
+  }
+
   createQueue(userId: number, realmId: number, options: QueueOptions): EventQueue {
     const id = `${Math.floor(this.clock.nowMs() / 1000)}:${randomBytes(6).toString("hex")}`;
     const queue = new EventQueue(id, userId, realmId, options, this.clock.nowMs());
@@ -80,7 +109,10 @@ export class EventHub implements EventSink {
 
   deleteQueue(queue: EventQueue): void {
     queue.finishWait([]);
+    if (this.queues.get(queue.id) !== queue) return;
     this.queues.delete(queue.id);
+    queue.onResize = null;
+    this.totalEvents -= queue.events.length;
     const own = this.queuesByUser.get(queue.userId);
     own?.delete(queue);
     if (own?.size === 0) this.queuesByUser.delete(queue.userId);
@@ -138,6 +170,20 @@ export class EventHub implements EventSink {
       this.logger.warn(`event queue ${queue.id} overflowed; dropping it`);
       this.deleteQueue(queue);
     }
+    if (this.totalEvents > this.settings.maxTotalEvents) this.dropFullestQueues();
+  }
+
+  /**
+   * Memory bound over all queues: drops the queues holding the most events (clients that
+   * stopped acknowledging) until the total is back under the limit. Rare, so O(queues).
+   */
+  private dropFullestQueues(): void {
+    const fullestFirst = [...this.queues.values()].sort((a, b) => b.events.length - a.events.length);
+    for (const queue of fullestFirst) {
+      if (this.totalEvents <= this.settings.maxTotalEvents) break;
+      this.logger.warn(`event queues hold too many events; dropping queue ${queue.id}`);
+      this.deleteQueue(queue);
+    }
   }
 
   /**
@@ -155,13 +201,35 @@ export class EventHub implements EventSink {
     if (queue.events.length > 0 || dontBlock || this.stopped) return queue.events.slice();
     const onAbort = () => queue.finishWait([]);
     signal?.addEventListener("abort", onAbort, { once: true });
+    const parked = this.park(queue);
     try {
       const events = await queue.wait(this.settings.heartbeatMs);
       return events;
     } finally {
       signal?.removeEventListener("abort", onAbort);
       queue.lastAccessMs = this.clock.nowMs();
+      const own = this.parkedByUser.get(queue.userId);
+      if (own?.get(queue) === parked) own.delete(queue);
+      if (own?.size === 0) this.parkedByUser.delete(queue.userId);
     }
+  }
+
+  /**
+   * Records a poll about to wait; past the user's limit the oldest waiting poll gets a
+   * heartbeat now, as at the end of any wait (its client simply polls again).
+   */
+  private park(queue: EventQueue): object {
+    let own = this.parkedByUser.get(queue.userId);
+    if (!own) this.parkedByUser.set(queue.userId, (own = new Map<EventQueue, object>()));
+    own.delete(queue); // a newer poll on a queue replaces the older one
+    for (const oldest of own.keys()) {
+      if (own.size < this.settings.maxParkedPollsPerUser) break;
+      own.delete(oldest);
+      if (oldest.isPolling) oldest.push({ type: "heartbeat" });
+    }
+    const token = {};
+    own.set(queue, token);
+    return token;
   }
 
   collectGarbage(): number {
@@ -188,10 +256,17 @@ export class EventHub implements EventSink {
   }
 
   private add(queue: EventQueue): void {
-    this.queues.set(queue.id, queue);
     let own = this.queuesByUser.get(queue.userId);
     if (!own) this.queuesByUser.set(queue.userId, (own = new Set()));
+    while (own.size >= this.settings.maxQueuesPerUser) {
+      const stalest = leastRecentlyPolled(own);
+      this.logger.info(`user ${queue.userId} has too many event queues; dropping queue ${stalest.id}`);
+      this.deleteQueue(stalest);
+    }
+    this.queues.set(queue.id, queue);
     own.add(queue);
+    this.totalEvents += queue.events.length;
+    queue.onResize = (delta) => (this.totalEvents += delta);
     if (queue.options.allPublicStreams) {
       let firehose = this.allPublicStreamsQueues.get(queue.realmId);
       if (!firehose) this.allPublicStreamsQueues.set(queue.realmId, (firehose = new Set()));

@@ -30,6 +30,8 @@ export class EventQueue {
   /** Highest event ID the client has acknowledged (-1: none). */
   newestPrunedId = -1;
   lastAccessMs: number;
+  /** Told how many events were added (positive) or pruned (negative): the hub's total. */
+  onResize: ((delta: number) => void) | null = null;
   private waiter: Waiter | null = null;
   private wakeScheduled = false;
 
@@ -53,6 +55,7 @@ export class EventQueue {
 
   push(event: WireEvent): void {
     this.events.push({ id: this.nextEventId++, event });
+    this.onResize?.(1);
     // Wake the poller once per burst: events published by one commit go out together.
     if (this.waiter && !this.wakeScheduled) {
       this.wakeScheduled = true;
@@ -75,7 +78,10 @@ export class EventQueue {
     if (lastEventId > this.lastEventId) throw badRequest(`Event ${lastEventId} was not in this queue`);
     let drop = 0;
     while (drop < this.events.length && this.events[drop]!.id <= lastEventId) drop++;
-    if (drop > 0) this.events.splice(0, drop);
+    if (drop > 0) {
+      this.events.splice(0, drop);
+      this.onResize?.(-drop);
+    }
     this.newestPrunedId = lastEventId;
   }
 

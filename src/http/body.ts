@@ -1,13 +1,14 @@
 import type { Context, Middleware } from "koa";
 import { HttpMethodEnum, koaBody } from "koa-body";
-import { JsonableError, badRequest } from "../errors.js";
+import { JsonableError, badRequest, rateLimitHit } from "../errors.js";
+import { ConcurrencyGate } from "../lib/concurrency-gate.js";
 
 /**
  * koa-body for every method (Zulip clients send form bodies on DELETE too), multipart
  * without files, and the raw text kept so urlencoded bodies are parsed flat: `a[b]=1`
  * stays the key "a[b]", never a nested object.
  */
-export function bodyParser(limitBytes: number): Middleware {
+export function bodyParser(limitBytes: number, maxConcurrent: number): Middleware {
   const parse = koaBody({
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     multipart: true,
@@ -29,7 +30,20 @@ export function bodyParser(limitBytes: number): Middleware {
       throw bodyError(err);
     },
   });
-  return parse;
+  // A body being read is held in memory whole (up to limitBytes): only so many at once, a
+  // bounded number more wait (their bytes stay in the socket), and the rest are refused.
+  const gate = new ConcurrencyGate(maxConcurrent, maxConcurrent * 10, () => rateLimitHit(1, {}));
+  return async (ctx, next) => {
+    try {
+      await gate.run(async () => {
+        await parse(ctx, () => Promise.resolve());
+      });
+    } catch (err) {
+      ctx.req.resume(); // drop the unread rest of the body, so the client reads the answer
+      throw err;
+    }
+    await next();
+  };
 }
 
 function bodyError(err: Error & { status?: number; type?: string; httpCode?: number }): JsonableError {

@@ -78,6 +78,8 @@ export interface Endpoint {
   readonly intPathParams: ReadonlySet<string>;
   /** Parses its own (multipart, streamed) body: the default body parser skips it. */
   readonly streamsBody: boolean;
+  /** Every parameter it reads, path parameters included (the fault tests fuzz them). */
+  readonly paramNames: readonly string[];
   run(app: App, ctx: Context, pathParams: Readonly<Record<string, string>>): Promise<void>;
 }
 
@@ -92,6 +94,7 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
         .map(([name]) => name),
     ),
     streamsBody: spec.upload !== undefined,
+    paramNames: Object.keys(spec.params),
     async run(app, ctx, pathParams) {
       const request = requestInfo(ctx);
       const raw = requestParams(ctx);

@@ -40,7 +40,7 @@ export function createHttpApp(app: App): Koa {
   });
   // Outside /api/v1 and without a body: the emoji table clients fetch (server_emoji_data_url).
   koa.use(emojiData());
-  const parseBody = bodyParser(app.config.body_limit_bytes);
+  const parseBody = bodyParser(app.config.body_limit_bytes, app.config.max_concurrent_body_parses);
   // GET and HEAD carry no body: skip the parser's content-type checks entirely. Uploads
   // stream their own multipart bodies to disk (http/upload.ts).
   koa.use(async (ctx, next) => {

@@ -1,6 +1,7 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { App } from "../app.js";
+import { answerClientErrors } from "./client-errors.js";
 import { createHttpApp } from "./koa-app.js";
 
 export interface RunningServer {
@@ -29,6 +30,7 @@ export async function listen(app: App, host: string, port: number): Promise<Runn
   server.requestTimeout = app.config.request_timeout_secs * 1000;
   server.headersTimeout = Math.min(server.requestTimeout, 20_000);
   server.keepAliveTimeout = 5_000;
+  answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

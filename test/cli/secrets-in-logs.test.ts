@@ -1,0 +1,123 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "chai";
+import { testConfig } from "../../src/config.js";
+import { createKnex } from "../../src/db/knex.js";
+import { Client, expectSuccess, type ApiResponse } from "../helpers/client.js";
+import { OWNER, initDataDir, startServerProcess, type ServerProcess } from "../helpers/cli.js";
+
+/**
+ * Security review: a real server, logging at debug level, goes through everything that
+ * issues or checks a credential; neither its whole log nor any answer may contain an
+ * issued API key, a password, or a stored hash (whole or in part).
+ */
+describe("secrets in logs", function () {
+  this.timeout(120000);
+  let dataDir: string;
+  let server: ServerProcess;
+
+  before(function () {
+    dataDir = mkdtempSync(join(tmpdir(), "chatd-secrets-"));
+  });
+  after(async function () {
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("never writes an issued key, a password or a hash to the log or into an answer", async function () {
+    const owner = initDataDir(dataDir);
+    server = await startServerProcess(dataDir, {
+      env: { CHATD_LOG_LEVEL: "debug", CHATD_RATE_LIMITING: "true" },
+    });
+    const secrets = new Set<string>([OWNER.password, owner.api_key]);
+    const answers: ApiResponse[] = [];
+    const record = (res: ApiResponse) => {
+      answers.push(res);
+      return res;
+    };
+    const fresh = (prefix: string) => `${prefix}-${randomBytes(9).toString("base64url")}`;
+    const ownerClient = new Client(server.url, { email: owner.email, apiKey: owner.api_key });
+    const anonymous = new Client(server.url, null);
+
+    // Users with passwords, logging in for their keys.
+    for (const name of ["hamlet", "ophelia"]) {
+      const email = `${name}@zulip.test`;
+      const password = fresh("pw");
+      secrets.add(password);
+      expectSuccess(
+        record(await ownerClient.post("/users", { email, password, full_name: name, short_name: name })),
+      );
+      const login = expectSuccess(
+        record(await anonymous.post("/fetch_api_key", { username: email, password })),
+      );
+      secrets.add(login.api_key as string);
+      const client = new Client(server.url, { email, apiKey: login.api_key as string });
+      expectSuccess(record(await client.get("/users/me")));
+      const regenerated = expectSuccess(record(await client.post("/users/me/api_key/regenerate")));
+      secrets.add(regenerated.api_key as string);
+
+      // Failed logins: a wrong password, and a password typed into the username field.
+      const wrong = fresh("wrong");
+      secrets.add(wrong);
+      record(await anonymous.post("/fetch_api_key", { username: email, password: wrong }));
+      record(await anonymous.post("/fetch_api_key", { username: password, password }));
+      record(await anonymous.post("/fetch_api_key", { username: email, password: "" }));
+    }
+
+    // Bots and their keys.
+    const bot = expectSuccess(
+      record(await ownerClient.post("/bots", { full_name: "Yorick", short_name: "yorick" })),
+    );
+    secrets.add(bot.api_key as string);
+    const botKey = expectSuccess(record(await ownerClient.post(`/bots/${bot.user_id}/api_key/regenerate`)));
+    secrets.add(botKey.api_key as string);
+    const botUser = expectSuccess(record(await ownerClient.get(`/users/${bot.user_id as number}`)));
+    const botEmail = (botUser.user as { email: string }).email;
+    const botClient = new Client(server.url, {
+      email: botEmail,
+      apiKey: botKey.api_key as string,
+    });
+    expectSuccess(record(await botClient.get("/users/me")));
+
+    // Bad keys: a wrong key, a stale key, a key in the query string, a malformed header.
+    const badKey = fresh("badkey");
+    secrets.add(badKey);
+    record(await new Client(server.url, { email: owner.email, apiKey: badKey }).get("/users/me"));
+    record(await new Client(server.url, { email: botEmail, apiKey: bot.api_key as string }).get("/users/me"));
+    record(await anonymous.get("/users/me", { api_key: badKey }));
+    record(await anonymous.get("/users/me", {}, { headers: { authorization: `Basic ${badKey}` } }));
+    record(await anonymous.get("/users/me", {}, { headers: { authorization: `Bearer ${badKey}` } }));
+
+    const code = await server.stop();
+    expect(code).to.equal(0);
+
+    // What the database stores: password hashes and API key digests (and their parts).
+    const knex = createKnex(testConfig(dataDir));
+    try {
+      for (const row of await knex("users").whereNotNull("password_hash").select("password_hash")) {
+        const hash = (row as { password_hash: string }).password_hash;
+        secrets.add(hash);
+        for (const part of hash.split("$").filter((p) => p.length >= 16)) secrets.add(part);
+      }
+      for (const row of await knex("api_keys").select("key_hash")) {
+        secrets.add((row as { key_hash: string }).key_hash);
+      }
+    } finally {
+      await knex.destroy();
+    }
+
+    const log = server.log();
+    expect(log, "the log is not empty (debug level)").to.include("POST /api/v1/fetch_api_key 401");
+    const inAnswers = answers.map((res) => JSON.stringify(res.body)).join("\n");
+    const issuedOnPurpose = new Set(answers.flatMap((res) => [(res.body as { api_key?: string }).api_key]));
+    for (const secret of secrets) {
+      expect(log.includes(secret), `the log contains a secret (${secret.length} characters)`).to.equal(false);
+      if (!issuedOnPurpose.has(secret)) {
+        expect(inAnswers.includes(secret), `an answer contains a secret`).to.equal(false);
+      }
+    }
+    expect(secrets.size).to.be.at.least(15);
+  });
+});

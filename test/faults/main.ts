@@ -1,0 +1,187 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { testConfig } from "../../src/config.js";
+import { createKnex } from "../../src/db/knex.js";
+import { Client, expectSuccess } from "../helpers/client.js";
+import {
+  basicAuth,
+  initDataDir,
+  type InitResult,
+  startServerProcess,
+  type ServerProcess,
+} from "../helpers/cli.js";
+import { fuzzPass, fuzzedRoutes, type Actor, type FuzzFigures } from "./fuzz.js";
+
+/**
+ * `npm run test:faults`: on each database driver, a real server on a temporary data
+ * directory gets malformed requests to every route as owner, member, guest and anonymous.
+ * It passes with no 5xx, only Zulip error envelopes, a server that still answers, and no
+ * row changed by the anonymous requests (all refused or read-only). `--quick` is the short
+ * pass CI runs; the long one is the default.
+ */
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    requests: { type: "string" },
+    driver: { type: "string", default: "both" },
+    seed: { type: "string", default: "16" },
+    concurrency: { type: "string", default: "8" },
+  },
+});
+const REQUESTS = Number(args.requests ?? (args.quick ? 2500 : 10000));
+const DRIVERS = args.driver === "both" ? ["sqlite3", "better-sqlite3"] : [args.driver];
+const SEED = Number(args.seed);
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+interface Setup {
+  actors: Actor[];
+  ids: string[];
+}
+
+/** A member and a guest beside the owner, a message, and the IDs paths may use. */
+async function setUp(server: ServerProcess, owner: InitResult): Promise<Setup> {
+  const ownerClient = new Client(server.url, { email: owner.email, apiKey: owner.api_key });
+  const anonymous = new Client(server.url, null);
+  const actors: Actor[] = [{ name: "owner", auth: basicAuth(owner.email, owner.api_key).authorization }];
+  const ids = new Set<string>();
+  const actorIds = new Set<string>([String(owner.user_id)]);
+  for (const [name, role] of [
+    ["member", 400],
+    ["guest", 600],
+  ] as const) {
+    const email = `${name}@zulip.test`;
+    const password = `${name}-password`;
+    const created = expectSuccess(await ownerClient.post("/users", { email, password, full_name: name }));
+    actorIds.add(String(created.user_id));
+    if (role !== 400) expectSuccess(await ownerClient.patch(`/users/${created.user_id as number}`, { role }));
+    const login = expectSuccess(await anonymous.post("/fetch_api_key", { username: email, password }));
+    actors.push({ name, auth: basicAuth(email, login.api_key as string).authorization });
+  }
+  actors.push({ name: "anonymous", auth: null });
+  // Paths get this user's ID, never an actor's: a well-formed deactivation must not end the pass.
+  const target = expectSuccess(
+    await ownerClient.post("/users", {
+      email: "target@zulip.test",
+      password: "target-pw",
+      full_name: "target",
+    }),
+  );
+  ids.add(String(target.user_id));
+  const sent = expectSuccess(
+    await ownerClient.post("/messages", { type: "stream", to: "general", topic: "faults", content: "hi" }),
+  );
+  ids.add(String(sent.id));
+  const streams = expectSuccess(await ownerClient.get("/streams")).streams as Array<{ stream_id: number }>;
+  for (const stream of streams) ids.add(String(stream.stream_id));
+  // Message and channel IDs may equal an actor's user ID, which paths must never get.
+  return { actors, ids: [...ids].filter((id) => !actorIds.has(id)) };
+}
+
+/** Rows per table: what the anonymous pass must leave as it was. */
+async function rowCounts(dataDir: string): Promise<Record<string, number>> {
+  const knex = createKnex(testConfig(dataDir));
+  try {
+    const tables = (await knex("sqlite_master")
+      .where({ type: "table" })
+      .whereNot("name", "like", "sqlite_%")
+      .pluck("name")) as string[];
+    const counts: Record<string, number> = {};
+    for (const table of tables) {
+      const [row] = await knex(table).count<Array<{ n: number }>>({ n: "*" });
+      counts[table] = Number(row?.n ?? 0);
+    }
+    return counts;
+  } finally {
+    await knex.destroy();
+  }
+}
+
+function changedTables(before: Record<string, number>, after: Record<string, number>): string[] {
+  return Object.keys({ ...before, ...after }).filter((table) => before[table] !== after[table]);
+}
+
+async function runDriver(driver: string): Promise<{ figures: FuzzFigures; problems: string[] }> {
+  const dataDir = mkdtempSync(join(tmpdir(), "chatd-faults-"));
+  const problems: string[] = [];
+  let server: ServerProcess | null = null;
+  try {
+    const owner = initDataDir(dataDir);
+    server = await startServerProcess(dataDir, {
+      env: { CHATD_DB_DRIVER: driver, CHATD_LOG_LEVEL: "error" },
+    });
+    const { actors, ids } = await setUp(server, owner);
+    const started = performance.now();
+
+    // Anonymous first, alone, between two row counts: refused requests change nothing.
+    const before = await rowCounts(dataDir);
+    const anonymousOnly = actors.filter((actor) => actor.auth === null);
+    const anonymousShare = Math.round(REQUESTS / 4);
+    const first = await fuzzPass(server.url, anonymousOnly, {
+      requests: anonymousShare,
+      seed: SEED,
+      concurrency: Number(args.concurrency),
+      ids,
+    });
+    const changed = changedTables(before, await rowCounts(dataDir));
+    if (changed.length > 0) problems.push(`anonymous requests changed rows of ${changed.join(", ")}`);
+
+    const rest = await fuzzPass(
+      server.url,
+      actors.filter((actor) => actor.auth !== null),
+      { requests: REQUESTS - anonymousShare, seed: SEED + 1, concurrency: Number(args.concurrency), ids },
+    );
+    const figures = merge(first, rest);
+    const seconds = (performance.now() - started) / 1000;
+
+    const alive = await fetch(`${server.url}/api/v1/server_settings`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (!alive) problems.push("the server no longer answers");
+    for (const actor of actors.filter((one) => one.auth !== null)) {
+      const me = await fetch(`${server.url}/api/v1/users/me`, { headers: { authorization: actor.auth! } });
+      if (me.status !== 200) problems.push(`the ${actor.name}'s key no longer works (${me.status})`);
+    }
+    const code = await server.stop();
+    server = null;
+    if (code !== 0) problems.push(`the server exited with ${code} on SIGTERM`);
+    log(
+      `${driver}: ${figures.requests} requests over ${fuzzedRoutes().length} routes in ${seconds.toFixed(1)} s, ` +
+        `${figures.serverErrors} 5xx, ${figures.nonEnvelope} non-envelope answers, ` +
+        `${figures.transportErrors} transport errors; statuses ${JSON.stringify(figures.byStatus)}`,
+    );
+    return { figures, problems };
+  } finally {
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function merge(a: FuzzFigures, b: FuzzFigures): FuzzFigures {
+  const byStatus = { ...a.byStatus };
+  for (const [status, n] of Object.entries(b.byStatus)) byStatus[status] = (byStatus[status] ?? 0) + n;
+  return {
+    requests: a.requests + b.requests,
+    byStatus,
+    serverErrors: a.serverErrors + b.serverErrors,
+    nonEnvelope: a.nonEnvelope + b.nonEnvelope,
+    transportErrors: a.transportErrors + b.transportErrors,
+    failures: [...a.failures, ...b.failures],
+  };
+}
+
+let failed = false;
+let total = 0;
+for (const driver of DRIVERS) {
+  const { figures, problems } = await runDriver(driver);
+  total += figures.requests;
+  const failures = [...problems, ...figures.failures];
+  for (const failure of failures.slice(0, 20)) log(`  FAIL ${failure}`);
+  if (failures.length > 20) log(`  ... and ${failures.length - 20} more`);
+  if (failures.length > 0) failed = true;
+}
+log(`faults: ${total} requests, ${failed ? "FAILED" : "passed"}`);
+process.exitCode = failed ? 1 : 0;
