@@ -1,3 +1,4 @@
+import { hashPassword } from "../lib/passwords.js";
 import type { App } from "../app.js";
 import { realmUrl } from "../config.js";
 import { badRequest } from "../errors.js";
@@ -92,7 +93,7 @@ export async function checkInitRealm(app: App, input: InitInput): Promise<InitRe
   const email = input.ownerEmail.trim();
   if (!isValidEmail(email)) throw badRequest(`Invalid email '${email}'`);
   const fullName = checkFullName(input.ownerName);
-  const password = checkPassword(input.ownerPassword);
+  const passwordHash = await hashPassword(checkPassword(input.ownerPassword), app.scrypt);
   const result = await app.db.transaction(async (tx) => {
     if (await tx.knex("realms").first("id")) {
       throw badRequest("A realm already exists in this data directory.");
@@ -102,7 +103,7 @@ export async function checkInitRealm(app: App, input: InitInput): Promise<InitRe
       realmId,
       email,
       fullName,
-      password,
+      passwordHash,
       role: ROLE.OWNER,
       canCreateUsers: true,
       canChangeUserEmails: true,

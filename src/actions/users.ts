@@ -72,7 +72,8 @@ export interface CreateUserInput {
   email: string;
   fullName: string;
   role?: Role;
-  password?: string | null;
+  /** Hashed before the write transaction: scrypt must never hold the write lock. */
+  passwordHash?: string | null;
   isBot?: boolean;
   botType?: number | null;
   botOwnerId?: number | null;
@@ -151,7 +152,7 @@ export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Pr
     date_joined: tx.now,
     timezone: input.timezone ?? "",
     email_address_visibility: visibility,
-    password_hash: input.password ? await hashPassword(input.password, app.scrypt) : null,
+    password_hash: input.passwordHash ?? null,
     can_create_users: input.canCreateUsers ?? false,
     can_change_user_emails: input.canChangeUserEmails ?? false,
     default_sending_stream_id: input.defaultSendingStreamId ?? null,
@@ -229,12 +230,18 @@ export async function checkCreateUser(
   const fullName = checkFullName(input.fullName);
   const email = input.email.trim();
   if (!isValidEmail(email)) throw badRequest("Bad name or username");
+  // Zulip's order of checks, then the hash outside the write transaction (it waits for a
+  // hashing slot under a login flood); the transaction checks availability again.
+  const before = await app.realms.get(app.knex, realmId);
+  checkNameAvailable(before, fullName);
+  checkEmailAvailable(before, email);
+  const password = input.password === null ? null : checkPasswordStrength(input.password);
+  const passwordHash = password === null ? null : await hashPassword(password, app.scrypt);
   return app.db.transaction(async (tx) => {
     const snapshot = await app.realms.get(tx.knex, realmId);
     checkNameAvailable(snapshot, fullName);
     checkEmailAvailable(snapshot, email);
-    const password = input.password === null ? null : checkPasswordStrength(input.password);
-    return doCreateUser(app, tx, { realmId, email, fullName, password, role: input.role });
+    return doCreateUser(app, tx, { realmId, email, fullName, passwordHash, role: input.role });
   });
 }
 

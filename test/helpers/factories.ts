@@ -1,3 +1,4 @@
+import { hashPassword } from "../../src/lib/passwords.js";
 import { randomBytes } from "node:crypto";
 import type { App } from "../../src/app.js";
 import { doIssueApiKey } from "../../src/actions/api-keys.js";
@@ -64,13 +65,14 @@ export class Factory {
     const email = `${first}@zulip.test`;
     const fullName = `${capitalize(first)} ${role === ROLE.GUEST ? "Guest" : "Dane"}`;
     const password = `${first}-password`;
+    const passwordHash = await hashPassword(password, this.app.scrypt);
     const { user, apiKey } = await this.app.db.transaction(async (tx) => {
       const created = await doCreateUser(this.app, tx, {
         realmId,
         email,
         fullName,
         role,
-        password,
+        passwordHash,
         isBot: extra.isBot,
         botType: extra.isBot ? 1 : null,
         botOwnerId: extra.botOwnerId ?? null,
