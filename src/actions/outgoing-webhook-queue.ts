@@ -34,14 +34,13 @@ export async function serviceBotTriggers(
     return triggers;
   }
   // A mention (a group mention counts) of a bot that can read the channel, subscribed or not.
-  for (const userId of message.mentionedUserIds ?? []) {
-    const bot = realm.user(userId);
-    if (!isOutgoingWebhookBot(bot)) continue;
-    if (!message.userFlags.has(userId)) {
-      const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
-      if (!canAccessChannelContent(world, bot, recipient.channel)) continue;
+  const bots = [...(message.mentionedUserIds ?? [])].map((id) => realm.user(id)).filter(isOutgoingWebhookBot);
+  if (bots.length === 0) return triggers;
+  const world = { realm, channels: await app.channels.get(tx.knex, realm.id) };
+  for (const bot of bots) {
+    if (message.userFlags.has(bot.id) || canAccessChannelContent(world, bot, recipient.channel)) {
+      triggers.set(bot.id, "mention");
     }
-    triggers.set(userId, "mention");
   }
   return triggers;
 }
@@ -57,8 +56,8 @@ export async function queueOutgoingWebhooks(
   if (triggers.size === 0) return;
   const dueMs = app.clock.nowMs();
   const payloadMessage = JSON.stringify(presented);
-  for (const [botId, trigger] of triggers) {
-    await tx.knex("outgoing_webhook_deliveries").insert({
+  await tx.knex("outgoing_webhook_deliveries").insert(
+    [...triggers].map(([botId, trigger]) => ({
       realm_id: message.realm.id,
       bot_user_id: botId,
       message_id: presented.id,
@@ -66,7 +65,7 @@ export async function queueOutgoingWebhooks(
       message: payloadMessage,
       failed_tries: 0,
       next_attempt_at: dueMs,
-    });
-  }
+    })),
+  );
   tx.afterCommit(() => app.outgoingWebhooks.noteDue(dueMs / 1000));
 }

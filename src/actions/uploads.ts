@@ -226,9 +226,12 @@ export async function doClaimForSentMessages(
   tx: Tx,
   messages: ReadonlyArray<ClaimingMessage & { pathIds: readonly string[] }>,
 ): Promise<void> {
+  // A group commit's messages share a realm or a few: one world each, not one per message.
+  const worlds = new Map<number, ChannelWorld>();
   for (const message of messages) {
     if (message.pathIds.length === 0) continue;
-    const world = await loadWorld(app, tx.knex, message.realmId);
+    let world = worlds.get(message.realmId);
+    if (!world) worlds.set(message.realmId, (world = await loadWorld(app, tx.knex, message.realmId)));
     if (await doClaimAttachments(tx, world, message, message.pathIds)) {
       await tx.knex("messages").where("id", message.id).update({ has_attachment: true });
     }

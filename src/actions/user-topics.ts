@@ -6,7 +6,7 @@ import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
 import type { PropagateMode, VisibilityPolicy } from "../events/types.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
-import { VISIBILITY, mutedTopicsOf, topicPolicies } from "../lib/user-topics.js";
+import { VISIBILITY, mutedTopicsByUser, topicPolicies } from "../lib/user-topics.js";
 import {
   accessChannelById,
   accessChannelByName,
@@ -73,11 +73,9 @@ export async function doSetTopicVisibility(
     changed = [...fresh, ...updated];
   }
   const emptyName = emptyTopicDisplayName(realm.realm);
+  const muted = options.skipMutedTopicsEvent ? null : await mutedTopicsByUser(tx.knex, changed);
   for (const userId of changed) {
-    if (!options.skipMutedTopicsEvent) {
-      const muted = await mutedTopicsOf(tx.knex, userId);
-      tx.sendEventOnCommit(realm.id, mutedTopicsEvent(muted, emptyName), [userId]);
-    }
+    if (muted) tx.sendEventOnCommit(realm.id, mutedTopicsEvent(muted.get(userId)!, emptyName), [userId]);
     tx.sendEventOnCommit(realm.id, userTopicEvent(channel.id, topic, policy, tx.now, emptyName), [userId]);
   }
   return changed;
