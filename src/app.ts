@@ -60,7 +60,7 @@ export interface App {
    * Finished outgoing webhook deliveries: the row's removal and what the result posts,
    * written in batches so the worker never takes the write lock once per delivery.
    */
-  readonly webhookResults: BatchedWrites<{ id: number; effects: (tx: Tx) => Promise<void> }>;
+  readonly webhookResults: BatchedWrites<{ id: number; effects?: (tx: Tx) => Promise<void> }>;
   /** Uploaded files, thumbnails and avatars (<data_dir>/uploads). */
   readonly uploads: BlobStore;
   /** Background work off the request path (thumbnails), one job at a time. */

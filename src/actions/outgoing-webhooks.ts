@@ -51,15 +51,21 @@ export async function deliverDueWebhooks(app: App): Promise<number | null> {
   const inFlight = app.webhookDeliveries;
   const nowMs = app.clock.nowMs();
   if (inFlight.size < MAX_DELIVERIES_IN_FLIGHT) {
-    // The first MAX_DELIVERIES_IN_FLIGHT due rows hold at least as many not under way as there is room.
-    const due = await app
-      .knex<DeliveryRow>("outgoing_webhook_deliveries")
+    // The first MAX_DELIVERIES_IN_FLIGHT due rows hold at least as many not under way as
+    // there is room. Their IDs only: the rows of deliveries under way are not read again.
+    const dueIds = await app
+      .knex("outgoing_webhook_deliveries")
       .where("next_attempt_at", "<=", nowMs)
       .orderBy("id")
-      .limit(MAX_DELIVERIES_IN_FLIGHT);
-    const starting = due
-      .filter((row) => !inFlight.has(row.id))
+      .limit(MAX_DELIVERIES_IN_FLIGHT)
+      .pluck<number[]>("id");
+    const startingIds = dueIds
+      .filter((id) => !inFlight.has(id))
       .slice(0, MAX_DELIVERIES_IN_FLIGHT - inFlight.size);
+    const starting =
+      startingIds.length === 0
+        ? []
+        : await app.knex<DeliveryRow>("outgoing_webhook_deliveries").whereIn("id", startingIds).orderBy("id");
     const services = await botServices(app.knex, [...new Set(starting.map((row) => row.bot_user_id))]);
     const allowed = new AllowedPrivateHosts(
       app.config.webhook_allowed_private_hosts.split(",").filter((h) => h.trim()),
@@ -99,8 +105,7 @@ async function deliverOne(
   const message = JSON.parse(row.message) as WireMessage;
   if (!bot || !bool(bot.is_active) || bot.bot_type !== BOT_TYPE.OUTGOING_WEBHOOK || !service) {
     // Deactivated, or no longer an outgoing webhook: nothing to deliver to.
-    await finish(app, row, async () => {});
-    return;
+    return finish(app, row);
   }
   const request = webhookRequestBody(service, bot, realm.realm.string_id, row.trigger, message);
   if (!request) {
@@ -127,20 +132,27 @@ const describe = (outcome: WebhookOutcome) =>
 
 /**
  * Deletes the delivery and does `effects` in one transaction (unless already done),
- * batched with other finished deliveries (app.webhookResults).
+ * batched with other finished deliveries (app.webhookResults); a delivery with nothing
+ * to post is deleted with the next group commit of sent messages, if one comes first.
  */
-function finish(app: App, row: DeliveryRow, effects: (tx: Tx) => Promise<void>): Promise<void> {
-  return app.webhookResults.submit({ id: row.id, effects });
+function finish(app: App, row: DeliveryRow, effects?: (tx: Tx) => Promise<void>): Promise<void> {
+  return app.webhookResults.submit(effects ? { id: row.id, effects } : { id: row.id });
 }
 
-/** One finished delivery's writes, inside a batch's transaction. */
-export async function writeWebhookResult(
-  tx: Tx,
-  result: { id: number; effects: (tx: Tx) => Promise<void> },
-): Promise<void> {
-  const deleted = await tx.knex("outgoing_webhook_deliveries").where({ id: result.id }).delete();
-  if (deleted > 0) await result.effects(tx);
+/** A finished delivery: its row goes, and what its result posts, if anything. */
+export interface WebhookResult {
+  id: number;
+  effects?: (tx: Tx) => Promise<void>;
 }
+
+/** One finished delivery's writes, inside a batch's transaction; harmless when repeated. */
+export async function writeWebhookResult(tx: Tx, result: WebhookResult): Promise<void> {
+  const deleted = await tx.knex("outgoing_webhook_deliveries").where({ id: result.id }).delete();
+  if (deleted > 0) await result.effects?.(tx);
+}
+
+/** Results that only delete a row: they cannot fail, so they may share a send's transaction. */
+export const isPlainWebhookResult = (result: WebhookResult) => result.effects === undefined;
 
 async function handleOutcome(
   app: App,
@@ -154,8 +166,8 @@ async function handleOutcome(
     case "response": {
       if (outcome.status >= 200 && outcome.status < 300) {
         const content = webhookReplyContent(iface, outcome.body);
+        if (content === null) return finish(app, row);
         return finish(app, row, async (tx) => {
-          if (content === null) return;
           try {
             await sendWebhookReply(app, tx, bot, message, content);
           } catch (err) {

@@ -7,6 +7,7 @@ import { doSendMessages } from "../actions/message-write.js";
 import { deliverDueScheduledMessages } from "../actions/scheduled-delivery.js";
 import {
   deliverDueWebhooks,
+  isPlainWebhookResult,
   WEBHOOK_RESULT_WINDOW_MS,
   webhookDeliveriesIdle,
   writeWebhookResult,
@@ -103,7 +104,12 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     channels: new ChannelCache(clock),
     userState,
     sendRules,
-    messageSends: new GroupCommit(db, (tx, messages) => doSendMessages(app, tx, messages)),
+    messageSends: new GroupCommit(db, async (tx, messages) => {
+      const ids = await doSendMessages(app, tx, messages);
+      // Finished webhook deliveries with nothing to post ride along: no commit of their own.
+      await app.webhookResults.writeIn(tx, isPlainWebhookResult);
+      return ids;
+    }),
     presence: new PresenceStore(db, knex, logger),
     scheduledDelivery: new DueTimer(clock, logger, () => deliverDueScheduledMessages(app)),
     outgoingWebhooks: new DueTimer(clock, logger, () => deliverDueWebhooks(app)),
