@@ -576,6 +576,14 @@ async function benchWebhooks(driver: Driver, work: string): Promise<void> {
       });
     }
     record({
+      name: "send_webhook_mention_server_cpu_pct",
+      value: round(figures.with.cpu_pct, 1),
+      unit: "% of a core",
+      baseline: round(figures.without.cpu_pct, 1),
+      ratio: round(figures.with.cpu_pct / figures.without.cpu_pct, 2),
+      driver,
+    });
+    record({
       name: "webhook_deliveries_completed",
       value: figures.deliveries_completed,
       unit: `of ${figures.deliveries_expected} (endpoint ${ENDPOINT_DELAY_MS} ms)`,

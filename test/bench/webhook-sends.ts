@@ -1,10 +1,11 @@
 // The outgoing-webhook scenario's measurement: POST /messages at a fixed rate, each message
-// @-mentioning an outgoing-webhook bot whose endpoint (a plain HTTP server here) answers
+// @-mentioning an outgoing-webhook bot whose endpoint (a plain HTTP server, slow-endpoint.ts) answers
 // only after 2 s, against the same sends mentioning a person instead, in alternating phases
 // of one run. A slow endpoint must not show in the send latency.
-import { createServer, type Server } from "node:http";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
 import type { BenchUser } from "./dataset.js";
-import { cpuSeconds, runJson } from "./processes.js";
+import { BENCH_DIR, cpuSeconds, inputFile, LOAD_CORE, runJson, spawnNode, stopProcess } from "./processes.js";
 import { percentile } from "./stats.js";
 
 /** How long the bot's endpoint takes to answer. */
@@ -12,40 +13,26 @@ export const ENDPOINT_DELAY_MS = 2000;
 
 export interface SlowEndpoint {
   url: string;
-  received: () => number;
-  answered: () => number;
+  /** Deliveries the endpoint has answered so far. */
+  answered: () => Promise<number>;
   close: () => Promise<void>;
 }
 
-/**
- * The bot's service: answers every delivery after ENDPOINT_DELAY_MS with Zulip's
- * `response_not_required`, so the bot posts no reply and both phases send the same messages.
- */
+/** The bot's service (slow-endpoint.ts), in a process on the load generator's core. */
 export async function startSlowEndpoint(): Promise<SlowEndpoint> {
-  let received = 0;
-  let answered = 0;
-  const server: Server = createServer((req, res) => {
-    received++;
-    req.resume();
-    req.on("end", () => {
-      setTimeout(() => {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ response_not_required: true }), () => answered++);
-      }, ENDPOINT_DELAY_MS);
-    });
+  const child = await spawnNode(
+    [join(BENCH_DIR, "slow-endpoint.js"), inputFile({ delayMs: ENDPOINT_DELAY_MS })],
+    { core: LOAD_CORE },
+  );
+  const line = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`slow-endpoint exited with ${code}`)));
+    createInterface({ input: child.stdout! }).once("line", resolve);
   });
-  server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
+  const base = `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`;
   return {
-    url: `http://127.0.0.1:${port}/`,
-    received: () => received,
-    answered: () => answered,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    url: `${base}/`,
+    answered: async () => ((await (await fetch(`${base}/count`)).json()) as { answered: number }).answered,
+    close: () => stopProcess(child),
   };
 }
 
@@ -67,9 +54,17 @@ export async function createWebhookBot(url: string, owner: BenchUser, payloadUrl
   return fullName;
 }
 
+interface PhaseFigures {
+  p50_ms: number;
+  p99_ms: number;
+  sent: number;
+  /** The server's CPU time over these phases, as a share of one core. */
+  cpu_pct: number;
+}
+
 export interface WebhookSendFigures {
-  with: { p50_ms: number; p99_ms: number; sent: number };
-  without: { p50_ms: number; p99_ms: number; sent: number };
+  with: PhaseFigures;
+  without: PhaseFigures;
   deliveries_expected: number;
   deliveries_completed: number;
 }
@@ -96,7 +91,7 @@ const basic = (u: BenchUser) => `Basic ${Buffer.from(`${u.email}:${u.apiKey}`).t
 /** Waits until the endpoint has answered `count` deliveries, or `timeoutMs` passed. */
 async function drain(endpoint: SlowEndpoint, count: number, timeoutMs: number): Promise<void> {
   const until = performance.now() + timeoutMs;
-  while (endpoint.answered() < count && performance.now() < until) {
+  while ((await endpoint.answered()) < count && performance.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -135,12 +130,15 @@ export async function measureWebhookSends(options: WebhookSendOptions): Promise<
   await drain(endpoint, expected, 30_000);
 
   const latencies = { with: [] as number[], without: [] as number[] };
+  const cpuSec = { with: 0, without: 0 };
   const order: boolean[] = [];
   for (let r = 0; r < options.rounds; r++) order.push(...(r % 2 === 0 ? [false, true] : [true, false]));
   for (const mentionBot of order) {
     const cpuBefore = await cpuSeconds(options.serverPid);
     const run = await phase(mentionBot, options.phaseSec);
-    const cpuPct = (100 * ((await cpuSeconds(options.serverPid)) - cpuBefore)) / options.phaseSec;
+    const cpuUsed = (await cpuSeconds(options.serverPid)) - cpuBefore;
+    cpuSec[mentionBot ? "with" : "without"] += cpuUsed;
+    const cpuPct = (100 * cpuUsed) / options.phaseSec;
     (mentionBot ? latencies.with : latencies.without).push(...run.latencies_ms);
     if (mentionBot) {
       expected += run.sent;
@@ -153,15 +151,16 @@ export async function measureWebhookSends(options: WebhookSendOptions): Promise<
     );
   }
   await drain(endpoint, expected, 30_000);
-  const figures = (values: number[]) => ({
+  const figures = (values: number[], cpu: number): PhaseFigures => ({
     p50_ms: percentile(values, 50),
     p99_ms: percentile(values, 99),
     sent: values.length,
+    cpu_pct: (100 * cpu) / (options.phaseSec * options.rounds),
   });
   return {
-    with: figures(latencies.with),
-    without: figures(latencies.without),
+    with: figures(latencies.with, cpuSec.with),
+    without: figures(latencies.without, cpuSec.without),
     deliveries_expected: expected,
-    deliveries_completed: endpoint.answered(),
+    deliveries_completed: await endpoint.answered(),
   };
 }
