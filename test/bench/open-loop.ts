@@ -15,11 +15,14 @@ interface OpenLoopInput {
 
 const input = readInput<OpenLoopInput>();
 const target = new URL(input.url);
-const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+// Idle sockets close before the server's keep-alive timeout (5 s) could close them under a
+// request being sent on them (which would count as an error that is no server's fault).
+const agent = new Agent({ keepAlive: true, maxSockets: Infinity, timeout: 4000 });
 const total = Math.round(input.ratePerSec * input.durationSec);
 const latencies: number[] = [];
 let non2xx = 0;
 let errors = 0;
+const errorCodes = new Set<string>();
 
 function send(index: number, scheduledAt: number): Promise<void> {
   const { headers, body } = input.requests[index % input.requests.length]!;
@@ -42,8 +45,9 @@ function send(index: number, scheduledAt: number): Promise<void> {
         });
       },
     );
-    req.on("error", () => {
+    req.on("error", (err: NodeJS.ErrnoException) => {
       errors++;
+      errorCodes.add(err.code ?? err.message);
       resolve();
     });
     req.end(body);
@@ -60,4 +64,6 @@ for (let i = 0; i < total; i++) {
 }
 await Promise.all(pending);
 agent.destroy();
-process.stdout.write(`${JSON.stringify({ latencies_ms: latencies, sent: total, non2xx, errors })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ latencies_ms: latencies, sent: total, non2xx, errors, error_codes: [...errorCodes] })}\n`,
+);

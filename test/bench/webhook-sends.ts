@@ -109,17 +109,22 @@ export async function measureWebhookSends(options: WebhookSendOptions): Promise<
       }).toString(),
     }));
   const phase = async (mentionBot: boolean, durationSec: number) => {
-    const run = await runJson<{ latencies_ms: number[]; sent: number; non2xx: number; errors: number }>(
-      "open-loop.js",
-      {
-        url: `${options.url}/api/v1/messages`,
-        requests: requestsMentioning(mentionBot ? options.botName : options.personName),
-        ratePerSec: options.ratePerSec,
-        durationSec,
-      },
-    );
+    const run = await runJson<{
+      latencies_ms: number[];
+      sent: number;
+      non2xx: number;
+      errors: number;
+      error_codes: string[];
+    }>("open-loop.js", {
+      url: `${options.url}/api/v1/messages`,
+      requests: requestsMentioning(mentionBot ? options.botName : options.personName),
+      ratePerSec: options.ratePerSec,
+      durationSec,
+    });
     if (run.non2xx > 0 || run.errors > 0)
-      throw new Error(`webhook sends: ${run.non2xx} non-2xx, ${run.errors} errors`);
+      throw new Error(
+        `webhook sends: ${run.non2xx} non-2xx, ${run.errors} errors (${run.error_codes.join(", ")})`,
+      );
     return run;
   };
 
