@@ -7,8 +7,9 @@ import type { UserStateCache } from "./cache/user-state-cache.js";
 import type { Clock } from "./clock.js";
 import type { Config } from "./config.js";
 import type { GroupCommit } from "./db/group-commit.js";
-import type { Db } from "./db/tx.js";
+import type { Db, Tx } from "./db/tx.js";
 import type { EventHub } from "./events/hub.js";
+import type { BatchedWrites } from "./lib/batched-writes.js";
 import type { DueTimer } from "./lib/due-timer.js";
 import type { PreparedMessage } from "./lib/prepared-message.js";
 import type { JobQueue } from "./lib/job-queue.js";
@@ -55,6 +56,11 @@ export interface App {
   readonly outgoingWebhooks: DueTimer;
   /** Outgoing webhook deliveries under way, by delivery ID. */
   readonly webhookDeliveries: Map<number, Promise<void>>;
+  /**
+   * Finished outgoing webhook deliveries: the row's removal and what the result posts,
+   * written in batches so the worker never takes the write lock once per delivery.
+   */
+  readonly webhookResults: BatchedWrites<{ id: number; effects?: (tx: Tx) => Promise<void> }>;
   /** Uploaded files, thumbnails and avatars (<data_dir>/uploads). */
   readonly uploads: BlobStore;
   /** Background work off the request path (thumbnails), one job at a time. */

@@ -8,6 +8,7 @@ import type { LocalEcho } from "../events/wire-types.js";
 import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
 import { isSystemBot, renderForSend } from "../lib/message-render.js";
 import type { MessageRecipient, PreparedMessage } from "../lib/prepared-message.js";
+import type { Widget } from "../lib/widgets.js";
 import { userHasPermission } from "../permissions/group-settings.js";
 import { userHasRealmPermission } from "../permissions/setting-permissions.js";
 import { USER_GROUP_SETTINGS } from "../permissions/setting-registry.js";
@@ -49,6 +50,8 @@ export interface MessageDraft {
   /** Refuse mentions the sender may not make (wildcards, groups); server notices skip this. */
   checkMentions: boolean;
   echo?: LocalEcho;
+  /** POST /messages' widget_content, checked. */
+  widget?: Widget;
 }
 
 export interface PrepareScope {
@@ -86,6 +89,7 @@ export async function prepareMessageTo(
     rendered,
     client: draft.client,
     ...(draft.echo ? { echo: draft.echo } : {}),
+    ...(draft.widget ? { widget: draft.widget } : {}),
   };
   if (to.kind === "direct") {
     if (draft.checkMentions) checkGroupMentions(realm, sender, rendered.mentionedGroupIds);

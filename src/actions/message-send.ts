@@ -16,6 +16,7 @@ import {
 import { isSystemBot } from "../lib/message-render.js";
 import type { MessageRecipient, PreparedMessage } from "../lib/prepared-message.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
+import { parseWidgetContent } from "../lib/widget-content.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import {
   channelForSend,
@@ -140,6 +141,8 @@ export interface SendMessageRequest {
   readBySender?: boolean;
   localId?: string;
   queueId?: string;
+  /** Raw `widget_content` (JSON), checked after the addressee as Zulip's check_message does. */
+  widgetContent?: string;
 }
 
 /**
@@ -165,6 +168,8 @@ export async function prepareMessage(
       : {}),
   };
   const scope = { knex: app.knex, realm, channels: world.channels };
+  const widgetOf = () =>
+    req.widgetContent === undefined ? {} : { widget: parseWidgetContent(req.widgetContent) };
 
   if (req.type === "stream") {
     let indicator: string | number | undefined =
@@ -184,7 +189,7 @@ export async function prepareMessage(
     return prepareMessageTo(
       app,
       scope,
-      { ...draft, content },
+      { ...draft, content, ...widgetOf() },
       {
         kind: "channel",
         channel,
@@ -216,7 +221,7 @@ export async function prepareMessage(
   return prepareMessageTo(
     app,
     scope,
-    { ...draft, content },
+    { ...draft, content, ...widgetOf() },
     { kind: "direct", recipient: target, participants },
   );
 }

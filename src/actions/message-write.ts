@@ -141,7 +141,7 @@ export async function doSendMessages(
       displayRecipient: message.displayRecipient,
       topicLinks: message.topicLinks,
     });
-    const widget = widgetOf(row.content);
+    const widget = message.widget ?? widgetOf(row.content);
     if (widget) presented.submessages = [await doAddWidget(tx, row, pythonJsonDumps(widget))];
     await queueOutgoingWebhooks(app, tx, message, presented);
     const perUser = new Map<number, Record<string, unknown>>();

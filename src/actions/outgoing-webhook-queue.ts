@@ -14,6 +14,12 @@ import { BOT_TYPE } from "../world/bots.js";
 
 export type WebhookTrigger = "mention" | "direct_message";
 
+/**
+ * How long a new delivery may wait for the worker: one worker run (its queries) serves
+ * every message committed within it, not one run per commit.
+ */
+const PICKUP_WINDOW_MS = 50;
+
 const isOutgoingWebhookBot = (user: UserRow | undefined): user is UserRow =>
   user !== undefined && bool(user.is_active) && user.bot_type === BOT_TYPE.OUTGOING_WEBHOOK;
 
@@ -67,5 +73,5 @@ export async function queueOutgoingWebhooks(
       next_attempt_at: dueMs,
     })),
   );
-  tx.afterCommit(() => app.outgoingWebhooks.noteDue(dueMs / 1000));
+  tx.afterCommit(() => app.outgoingWebhooks.noteDueSoon(PICKUP_WINDOW_MS));
 }

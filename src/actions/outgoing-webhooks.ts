@@ -1,6 +1,6 @@
 import type { App } from "../app.js";
 import { realmUrl } from "../config.js";
-import { bool, int, type DbBigInt, type UserRow } from "../db/rows.js";
+import { bool, int, type BotServiceRow, type DbBigInt, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { JsonableError } from "../errors.js";
 import type { DisplayRecipientUser, WireMessage } from "../events/wire-types.js";
@@ -26,8 +26,10 @@ import { webhookReplyContent, webhookRequestBody } from "../lib/outgoing-webhook
 
 /** Zulip's MAX_REQUEST_RETRIES. */
 export const MAX_REQUEST_RETRIES = 3;
-/** Deliveries sent at once; the rest wait for the timer's next run. */
-const MAX_IN_FLIGHT = 256;
+/** Deliveries sent at once; the rest start as these finish. */
+export const MAX_DELIVERIES_IN_FLIGHT = 256;
+/** How long a finished delivery's result waits for others to share its transaction. */
+export const WEBHOOK_RESULT_WINDOW_MS = 100;
 
 interface DeliveryRow {
   id: number;
@@ -40,28 +42,49 @@ interface DeliveryRow {
   next_attempt_at: DbBigInt;
 }
 
-/** Starts every due delivery not already under way; returns when the next is due (seconds). */
+/**
+ * Starts due deliveries not already under way, up to MAX_DELIVERIES_IN_FLIGHT at once; returns when
+ * the next retry is due (seconds). Due deliveries beyond the bound start when one under
+ * way finishes (it wakes the timer), so a backlog never spins the timer.
+ */
 export async function deliverDueWebhooks(app: App): Promise<number | null> {
   const inFlight = app.webhookDeliveries;
   const nowMs = app.clock.nowMs();
-  const room = MAX_IN_FLIGHT - inFlight.size;
-  if (room > 0) {
-    const due = await app
-      .knex<DeliveryRow>("outgoing_webhook_deliveries")
+  if (inFlight.size < MAX_DELIVERIES_IN_FLIGHT) {
+    // The first MAX_DELIVERIES_IN_FLIGHT due rows hold at least as many not under way as
+    // there is room. Their IDs only: the rows of deliveries under way are not read again.
+    const dueIds = await app
+      .knex("outgoing_webhook_deliveries")
       .where("next_attempt_at", "<=", nowMs)
-      .whereNotIn("id", [...inFlight.keys()])
       .orderBy("id")
-      .limit(room);
-    for (const row of due) {
-      const attempt = deliverOne(app, row)
+      .limit(MAX_DELIVERIES_IN_FLIGHT)
+      .pluck<number[]>("id");
+    const startingIds = dueIds
+      .filter((id) => !inFlight.has(id))
+      .slice(0, MAX_DELIVERIES_IN_FLIGHT - inFlight.size);
+    const starting =
+      startingIds.length === 0
+        ? []
+        : await app.knex<DeliveryRow>("outgoing_webhook_deliveries").whereIn("id", startingIds).orderBy("id");
+    const services = await botServices(app.knex, [...new Set(starting.map((row) => row.bot_user_id))]);
+    const allowed = new AllowedPrivateHosts(
+      app.config.webhook_allowed_private_hosts.split(",").filter((h) => h.trim()),
+    );
+    for (const row of starting) {
+      const service = services.get(row.bot_user_id)?.[0];
+      const attempt = deliverOne(app, row, service, allowed)
         .catch((err: unknown) => app.logger.error(`outgoing webhook delivery ${row.id} failed`, err))
-        .finally(() => inFlight.delete(row.id));
+        .finally(() => {
+          const wasFull = inFlight.size >= MAX_DELIVERIES_IN_FLIGHT;
+          inFlight.delete(row.id);
+          if (wasFull) app.outgoingWebhooks.noteDue(app.clock.nowMs() / 1000);
+        });
       inFlight.set(row.id, attempt);
     }
   }
   const next = await app
     .knex("outgoing_webhook_deliveries")
-    .whereNotIn("id", [...inFlight.keys()])
+    .where("next_attempt_at", ">", nowMs)
     .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(next_attempt_at) AS next"));
   return next?.next == null ? null : int(next.next) / 1000;
 }
@@ -71,15 +94,18 @@ export async function webhookDeliveriesIdle(app: App): Promise<void> {
   while (app.webhookDeliveries.size > 0) await Promise.all(app.webhookDeliveries.values());
 }
 
-async function deliverOne(app: App, row: DeliveryRow): Promise<void> {
+async function deliverOne(
+  app: App,
+  row: DeliveryRow,
+  service: BotServiceRow | undefined,
+  allowed: AllowedPrivateHosts,
+): Promise<void> {
   const realm = await app.realms.get(app.knex, row.realm_id);
   const bot = realm.user(row.bot_user_id);
-  const service = bot ? (await botServices(app.knex, [bot.id])).get(bot.id)?.[0] : undefined;
   const message = JSON.parse(row.message) as WireMessage;
   if (!bot || !bool(bot.is_active) || bot.bot_type !== BOT_TYPE.OUTGOING_WEBHOOK || !service) {
     // Deactivated, or no longer an outgoing webhook: nothing to deliver to.
-    await finish(app, row, async () => {});
-    return;
+    return finish(app, row);
   }
   const request = webhookRequestBody(service, bot, realm.realm.string_id, row.trigger, message);
   if (!request) {
@@ -92,9 +118,7 @@ async function deliverOne(app: App, row: DeliveryRow): Promise<void> {
     url: service.base_url,
     ...request,
     timeoutMs: app.config.outgoing_webhook_timeout_ms,
-    allowed: new AllowedPrivateHosts(
-      app.config.webhook_allowed_private_hosts.split(",").filter((h) => h.trim()),
-    ),
+    allowed,
   });
   app.logger.info(
     `outgoing webhook: bot ${bot.id}@${realm.realm.string_id} message ${row.message_id} ` +
@@ -106,14 +130,29 @@ async function deliverOne(app: App, row: DeliveryRow): Promise<void> {
 const describe = (outcome: WebhookOutcome) =>
   outcome.kind === "response" ? `status ${outcome.status}` : outcome.kind;
 
-/** Deletes the delivery and does `effects` in one transaction (unless already done). */
-async function finish(app: App, row: DeliveryRow, effects: (tx: Tx) => Promise<void>) {
-  await app.db.transaction(async (tx) => {
-    const deleted = await tx.knex("outgoing_webhook_deliveries").where({ id: row.id }).delete();
-    if (deleted === 0) return;
-    await effects(tx);
-  });
+/**
+ * Deletes the delivery and does `effects` in one transaction (unless already done),
+ * batched with other finished deliveries (app.webhookResults); a delivery with nothing
+ * to post is deleted with the next group commit of sent messages, if one comes first.
+ */
+function finish(app: App, row: DeliveryRow, effects?: (tx: Tx) => Promise<void>): Promise<void> {
+  return app.webhookResults.submit(effects ? { id: row.id, effects } : { id: row.id });
 }
+
+/** A finished delivery: its row goes, and what its result posts, if anything. */
+export interface WebhookResult {
+  id: number;
+  effects?: (tx: Tx) => Promise<void>;
+}
+
+/** One finished delivery's writes, inside a batch's transaction; harmless when repeated. */
+export async function writeWebhookResult(tx: Tx, result: WebhookResult): Promise<void> {
+  const deleted = await tx.knex("outgoing_webhook_deliveries").where({ id: result.id }).delete();
+  if (deleted > 0) await result.effects?.(tx);
+}
+
+/** Results that only delete a row: they cannot fail, so they may share a send's transaction. */
+export const isPlainWebhookResult = (result: WebhookResult) => result.effects === undefined;
 
 async function handleOutcome(
   app: App,
@@ -127,8 +166,8 @@ async function handleOutcome(
     case "response": {
       if (outcome.status >= 200 && outcome.status < 300) {
         const content = webhookReplyContent(iface, outcome.body);
+        if (content === null) return finish(app, row);
         return finish(app, row, async (tx) => {
-          if (content === null) return;
           try {
             await sendWebhookReply(app, tx, bot, message, content);
           } catch (err) {

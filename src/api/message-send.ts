@@ -8,8 +8,9 @@ const rawText = () => p.custom((raw) => raw);
 /**
  * POST /messages. `to` is a channel name or ID for channel messages and a list of user
  * IDs or emails (JSON, or comma-separated) for direct messages; `topic` has the legacy
- * alias `subject`. The Zulip mirroring parameters (forged, sender, time) and widgets
- * are not supported and come back in ignored_parameters_unsupported.
+ * alias `subject`. `widget_content` (JSON) attaches a widget, as Zulip's bots do. The Zulip
+ * mirroring parameters (forged, sender, time) are not supported and come back in
+ * ignored_parameters_unsupported.
  */
 export const sendMessage = defineEndpoint({
   method: "POST",
@@ -24,6 +25,7 @@ export const sendMessage = defineEndpoint({
     local_id: rawText().optional(),
     queue_id: rawText().optional(),
     read_by_sender: p.bool().optional(),
+    widget_content: rawText().optional(),
   },
   async handler({ app, user, params, request }) {
     const id = await checkSendMessage(app, user, {
@@ -35,6 +37,7 @@ export const sendMessage = defineEndpoint({
       readBySender: params.read_by_sender,
       localId: params.local_id,
       queueId: params.queue_id,
+      widgetContent: params.widget_content,
     });
     return { id };
   },

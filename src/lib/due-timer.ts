@@ -15,6 +15,7 @@ const RETRY_AFTER_FAILURE_MS = 60_000;
  */
 export class DueTimer {
   private cancelTimer: (() => void) | null = null;
+  private soon: NodeJS.Timeout | null = null;
   private armedAtMs: number | null = null;
   private running: Promise<void> | null = null;
   private runAgain = false;
@@ -40,6 +41,19 @@ export class DueTimer {
     this.armNoLaterThan(atSeconds * 1000);
   }
 
+  /**
+   * Something is due now, and may wait up to `windowMs` (real time) so that one run takes
+   * everything noted meanwhile: a queue filled at the rate requests commit is then read
+   * once per window instead of once per commit.
+   */
+  noteDueSoon(windowMs: number): void {
+    if (!this.started || this.stopped || this.soon) return;
+    this.soon = setTimeout(() => {
+      this.soon = null;
+      this.noteDue(this.clock.nowMs() / 1000);
+    }, windowMs);
+  }
+
   /** Resolves once no run is in progress (tests wait on it after moving their clock). */
   async idle(): Promise<void> {
     while (this.running) await this.running;
@@ -49,6 +63,8 @@ export class DueTimer {
   async stop(): Promise<void> {
     this.stopped = true;
     this.disarm();
+    if (this.soon) clearTimeout(this.soon);
+    this.soon = null;
     await this.idle();
   }
 

@@ -3,6 +3,7 @@ import type { UserRow } from "../db/rows.js";
 import type { DisplayRecipientUser, LocalEcho } from "../events/wire-types.js";
 import type { RenderedMessage, TopicLink } from "../render/message.js";
 import type { RealmSnapshot } from "../world/realm.js";
+import type { Widget } from "./widgets.js";
 
 /**
  * A message ready to be written: what actions/message-prepare.ts decides and
@@ -42,4 +43,6 @@ export interface PreparedMessage {
   mentionedUserIds?: ReadonlySet<number>;
   /** local_id + queue_id of the request: that queue's event echoes local_message_id. */
   echo?: LocalEcho;
+  /** The widget `widget_content` gave; otherwise the one the content starts, if any. */
+  widget?: Widget;
 }

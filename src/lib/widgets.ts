@@ -8,7 +8,8 @@ import { pythonStrip } from "./message-content.js";
  * submessages (POST /submessage), which clients fold into the widget's state.
  */
 
-export type WidgetType = "poll" | "todo";
+/** "zform" comes only from POST /messages' widget_content (lib/widget-content.ts). */
+export type WidgetType = "poll" | "todo" | "zform";
 
 export interface Widget {
   widget_type: WidgetType;

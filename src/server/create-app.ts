@@ -5,7 +5,13 @@ import { Db, type BusyRetry } from "../db/tx.js";
 import { GroupCommit } from "../db/group-commit.js";
 import { doSendMessages } from "../actions/message-write.js";
 import { deliverDueScheduledMessages } from "../actions/scheduled-delivery.js";
-import { deliverDueWebhooks, webhookDeliveriesIdle } from "../actions/outgoing-webhooks.js";
+import {
+  deliverDueWebhooks,
+  isPlainWebhookResult,
+  WEBHOOK_RESULT_WINDOW_MS,
+  webhookDeliveriesIdle,
+  writeWebhookResult,
+} from "../actions/outgoing-webhooks.js";
 import { sweepUploads } from "../actions/uploads.js";
 import { EventHub } from "../events/hub.js";
 import type { EventRecipients } from "../events/types.js";
@@ -19,6 +25,7 @@ import { RealmCache } from "../cache/realm-cache.js";
 import { UserStateCache } from "../cache/user-state-cache.js";
 import { SendRulesCache } from "../cache/send-rules-cache.js";
 import { createLogger, type Logger } from "../logger.js";
+import { BatchedWrites } from "../lib/batched-writes.js";
 import { DueTimer } from "../lib/due-timer.js";
 import { SCRYPT_PARAMS, type ScryptParams } from "../lib/passwords.js";
 import { RateLimiter } from "../lib/rate-limiter.js";
@@ -97,11 +104,17 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     channels: new ChannelCache(clock),
     userState,
     sendRules,
-    messageSends: new GroupCommit(db, (tx, messages) => doSendMessages(app, tx, messages)),
+    messageSends: new GroupCommit(db, async (tx, messages) => {
+      const ids = await doSendMessages(app, tx, messages);
+      // Finished webhook deliveries with nothing to post ride along: no commit of their own.
+      await app.webhookResults.writeIn(tx, isPlainWebhookResult);
+      return ids;
+    }),
     presence: new PresenceStore(db, knex, logger),
     scheduledDelivery: new DueTimer(clock, logger, () => deliverDueScheduledMessages(app)),
     outgoingWebhooks: new DueTimer(clock, logger, () => deliverDueWebhooks(app)),
     webhookDeliveries: new Map(),
+    webhookResults: new BatchedWrites(db, WEBHOOK_RESULT_WINDOW_MS, writeWebhookResult),
     uploads: new LocalBlobStore(uploadsDir(config)),
     jobs: new JobQueue((name, err) => logger.error(`background job ${name} failed`, err)),
     rateLimits: new RateLimiter(

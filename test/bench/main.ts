@@ -1,7 +1,7 @@
 // `npm run bench`: measures chatd against baselines taken in the same run, on the same
 // machine, and writes bench-results.json. Flags: --quick (short run), --large (1,000,000
-// messages), --driver sqlite3|better-sqlite3|both (default: sqlite3), --only presence
-// (just the presence scenario).
+// messages), --driver sqlite3|better-sqlite3|both (default: sqlite3), --only presence|webhooks
+// (just that scenario), --cpu-prof DIR (the servers write V8 CPU profiles there).
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
@@ -25,6 +25,12 @@ import {
   inputFile,
 } from "./processes.js";
 import { median, round } from "./stats.js";
+import {
+  createWebhookBot,
+  ENDPOINT_DELAY_MS,
+  measureWebhookSends,
+  startSlowEndpoint,
+} from "./webhook-sends.js";
 
 type Driver = "sqlite3" | "better-sqlite3";
 
@@ -59,10 +65,15 @@ const ROUNDS = QUICK ? 2 : 3;
 const LOAD_SECONDS = QUICK ? 3 : 5;
 const CONNECTIONS = 10;
 const MESSAGES = LARGE ? 1_000_000 : 100_000;
-const ONLY_PRESENCE = argv.includes("--only") && argv[argv.indexOf("--only") + 1] === "presence";
+const PROFILE_DIR = argv.includes("--cpu-prof") ? argv[argv.indexOf("--cpu-prof") + 1] : undefined;
+const ONLY = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined;
 /** Users of the presence scenario, and how long its steady pinging is measured. */
 const PRESENCE_USERS = 1000;
 const PRESENCE_MEASURE_SEC = QUICK ? 30 : 60;
+/** The outgoing-webhook scenario: send rate, and seconds per phase (two phases per round). */
+const WEBHOOK_RATE = 100;
+const WEBHOOK_PHASE_SEC = QUICK ? 4 : 10;
+const WEBHOOK_ROUNDS = QUICK ? 1 : 2;
 
 const results: Scenario[] = [];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -105,15 +116,23 @@ interface RunningChatd {
   coldStartMs: number;
 }
 
-async function startChatd(dataDir: string, driver: Driver): Promise<RunningChatd> {
+async function startChatd(
+  dataDir: string,
+  driver: Driver,
+  env: NodeJS.ProcessEnv = {},
+): Promise<RunningChatd> {
   const port = await freePort();
   const started = performance.now();
-  const child = await spawnNode([CHATD_BIN, "--data-dir", dataDir, "serve", "--port", String(port)], {
-    core: SERVER_CORE,
-    // Load tests measure throughput, not the limits that would cut them short.
-    env: { CHATD_LOG_LEVEL: "warn", CHATD_DB_DRIVER: driver, CHATD_RATE_LIMITING: "false" },
-    stdio: "ignore",
-  });
+  const profile = PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR] : [];
+  const child = await spawnNode(
+    [...profile, CHATD_BIN, "--data-dir", dataDir, "serve", "--port", String(port)],
+    {
+      core: SERVER_CORE,
+      // Load tests measure throughput, not the limits that would cut them short.
+      env: { CHATD_LOG_LEVEL: "warn", CHATD_DB_DRIVER: driver, CHATD_RATE_LIMITING: "false", ...env },
+      stdio: "ignore",
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/api/v1/server_settings`, child);
   return { child, url, coldStartMs: performance.now() - started };
@@ -505,6 +524,80 @@ async function benchPresence(driver: Driver, work: string): Promise<void> {
   }
 }
 
+/**
+ * POST /messages at WEBHOOK_RATE messages/s (open loop), each @-mentioning an outgoing-webhook
+ * bot whose endpoint answers after 2 s, against the same sends mentioning a person, in
+ * alternating phases on one server: p50/p99 of both (the ratio is with / without) and the
+ * deliveries the endpoint answered. Its own data set: 60 users, sending to the 50-subscriber channel.
+ */
+async function benchWebhooks(driver: Driver, work: string): Promise<void> {
+  const seconds = WEBHOOK_PHASE_SEC * WEBHOOK_ROUNDS;
+  log(`\noutgoing webhooks: ${WEBHOOK_RATE} msg/s, ${seconds} s with and ${seconds} s without (${driver})`);
+  const dataset = await buildDataset({
+    dataDir: join(work, `${driver}-webhooks`),
+    driver,
+    users: 60,
+    // 20 channels: each of the first 50 users holds 20 subscriptions (see dataset.ts).
+    channels: 20,
+    messages: 2000,
+  });
+  const endpoint = await startSlowEndpoint();
+  const chatd = await startChatd(dataset.dataDir, driver, {
+    CHATD_WEBHOOK_ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
+  });
+  try {
+    const fifty = dataset.channels[0]!;
+    const botName = await createWebhookBot(chatd.url, dataset.users[0]!, endpoint.url);
+    const senders = dataset.users.filter((u) => fifty.subscribers.includes(u.id)).slice(1, 11);
+    const figures = await measureWebhookSends({
+      url: chatd.url,
+      senders,
+      channelId: fifty.id,
+      botName,
+      personName: "User 0",
+      endpoint,
+      ratePerSec: WEBHOOK_RATE,
+      phaseSec: WEBHOOK_PHASE_SEC,
+      rounds: WEBHOOK_ROUNDS,
+      serverPid: chatd.child.pid!,
+      log,
+    });
+    for (const p of ["p50", "p99"] as const) {
+      const withMs = round(figures.with[`${p}_ms`], 1);
+      const withoutMs = round(figures.without[`${p}_ms`], 1);
+      record({
+        name: `send_webhook_mention_${p}_ms`,
+        value: withMs,
+        unit: "ms",
+        baseline: withoutMs,
+        ratio: round(withMs / withoutMs, 2),
+        driver,
+        target: p === "p99" ? "ratio within noise of 1" : "",
+      });
+    }
+    record({
+      name: "send_webhook_mention_server_cpu_pct",
+      value: round(figures.with.cpu_pct, 1),
+      unit: "% of a core",
+      baseline: round(figures.without.cpu_pct, 1),
+      ratio: round(figures.with.cpu_pct / figures.without.cpu_pct, 2),
+      driver,
+    });
+    record({
+      name: "webhook_deliveries_completed",
+      value: figures.deliveries_completed,
+      unit: `of ${figures.deliveries_expected} (endpoint ${ENDPOINT_DELAY_MS} ms)`,
+      baseline: null,
+      ratio: null,
+      driver,
+      target: "all",
+    });
+  } finally {
+    await stopProcess(chatd.child);
+    await endpoint.close();
+  }
+}
+
 async function deleteQueues(
   url: string,
   queues: Array<{ auth: { email: string; apiKey: string }; queueId: string }>,
@@ -592,6 +685,7 @@ async function benchAll(koaUrl: string, work: string): Promise<void> {
     });
     await benchDriver(driver, dataset, koaUrl, lp.p99_ms);
     await benchPresence(driver, work);
+    await benchWebhooks(driver, work);
   }
 }
 
@@ -603,7 +697,8 @@ async function main(): Promise<void> {
   const koa = await startKoa();
   const work = mkdtempSync(join(tmpdir(), "chatd-bench-"));
   try {
-    if (ONLY_PRESENCE) for (const driver of DRIVERS) await benchPresence(driver, work);
+    if (ONLY === "presence") for (const driver of DRIVERS) await benchPresence(driver, work);
+    else if (ONLY === "webhooks") for (const driver of DRIVERS) await benchWebhooks(driver, work);
     else await benchAll(koa.url, work);
   } finally {
     await stopProcess(koa.child);
