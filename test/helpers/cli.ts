@@ -103,12 +103,12 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-/** `chatd serve` on a free port, once it answers. */
+/** `chatd serve` on a free port (or the given one, to restart where clients wait), once it answers. */
 export async function startServerProcess(
   dataDir: string,
-  options: { env?: NodeJS.ProcessEnv; args?: string[] } = {},
+  options: { env?: NodeJS.ProcessEnv; args?: string[]; port?: number } = {},
 ): Promise<ServerProcess> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const child = spawn(
     process.execPath,
     [BIN, "--data-dir", dataDir, "serve", "--port", String(port), ...(options.args ?? [])],
