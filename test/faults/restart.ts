@@ -29,6 +29,7 @@ export interface RestartFigures {
 
 const QUEUES_PER_USER = 50;
 const SHUTDOWN_TIMEOUT_SECS = 10;
+const SENDERS = 3;
 
 interface PollAnswer {
   status: number;
@@ -114,7 +115,7 @@ class Poller {
   }
 }
 
-/** Messages to the general channel, one after the other, until stopped; a send the restart cuts is retried later. */
+/** One user's messages to the general channel, one after the other, until stopped (through restarts). */
 class Sender {
   requests = 0;
   serverErrors = 0;
@@ -212,7 +213,7 @@ export async function restartCycles(
   const url = () => server.url;
   const ownerClient = new Client(server.url, { email: owner.email, apiKey: owner.api_key });
   const pollers: Poller[] = [];
-  let sender: Sender | null = null;
+  let senders: Sender[] = [];
   try {
     // Several users, each with at most QUEUES_PER_USER queues (under the per-user bounds).
     const users = [{ email: owner.email, apiKey: owner.api_key }];
@@ -233,8 +234,10 @@ export async function restartCycles(
       pollers.push(new Poller(url, auth, registered.queue_id as string));
     }
     figures.queues = pollers.length;
-    const ownerAuth = basicAuth(owner.email, owner.api_key).authorization;
-    sender = new Sender(url, ownerAuth, 20);
+    // Concurrent senders, so commits interleave and events must still come in message order.
+    senders = users
+      .slice(0, SENDERS)
+      .map((user) => new Sender(url, basicAuth(user.email, user.apiKey).authorization, 20));
 
     for (let restart = 1; restart <= options.restarts; restart++) {
       await sleep(options.phaseSecs * 1000);
@@ -254,7 +257,7 @@ export async function restartCycles(
       );
     }
     await sleep(options.phaseSecs * 1000);
-    await sender.stop();
+    await Promise.all(senders.map((sender) => sender.stop()));
 
     const owned = new Client(server.url, { email: owner.email, apiKey: owner.api_key });
     const expected = await generalMessageIds(owned, before);
@@ -287,12 +290,14 @@ export async function restartCycles(
       }
     }
   } finally {
-    await sender?.stop();
+    await Promise.all(senders.map((sender) => sender.stop()));
     await Promise.all(pollers.map((poller) => poller.stop()));
     const code = await server.stop();
     if (code !== 0) figures.failures.push(`the server exited with ${code} on the last SIGTERM`);
-    figures.requests += sender?.requests ?? 0;
-    figures.serverErrors += sender?.serverErrors ?? 0;
+    for (const sender of senders) {
+      figures.requests += sender.requests;
+      figures.serverErrors += sender.serverErrors;
+    }
   }
   return figures;
 }
