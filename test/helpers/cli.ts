@@ -58,9 +58,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The exit code (null when a signal ended it), also for a child that has already exited. */
 export const exited = (child: ChildProcess) =>
   new Promise<number | null>((r) =>
-    child.exitCode !== null ? r(child.exitCode) : child.once("exit", (code) => r(code)),
+    child.exitCode !== null || child.signalCode !== null
+      ? r(child.exitCode)
+      : child.once("exit", (code) => r(code)),
   );
 
 export interface InitResult {
@@ -125,7 +128,7 @@ export async function startServerProcess(
     url,
     log: () => log,
     async stop() {
-      if (child.exitCode === null) child.kill("SIGTERM");
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       return exited(child);
     },
   };
