@@ -49,6 +49,8 @@ interface FetchedMessage {
   display_recipient: string | Array<{ id: number }>;
 }
 
+/** A loaded, shared machine may take long to start a server (a hang still fails). */
+const START_TIMEOUT_MS = 60_000;
 const SENDERS = 4;
 const CLIENTS = 8;
 
@@ -151,13 +153,15 @@ export async function killCycles(
   };
   const env = { CHATD_DB_DRIVER: driver, CHATD_LOG_LEVEL: "error" };
   const owner = initDataDir(dataDir);
-  let server: ServerProcess = await startServerProcess(dataDir, { env });
+  let server: ServerProcess = await startServerProcess(dataDir, { env, startTimeoutMs: START_TIMEOUT_MS });
   const acknowledged: Acknowledged[] = [];
   const wrong = new Set<number>();
   try {
     const { senders, generalId } = await setUp(server.url, owner);
     for (let cycle = 1; cycle <= options.cycles; cycle++) {
       let sending = true;
+      let firstAck!: () => void;
+      const acked = new Promise<void>((r) => (firstAck = r));
       const client = async (n: number) => {
         const sender = senders[n % senders.length]!;
         const client = new Client(server.url, sender.client.credentials);
@@ -183,13 +187,21 @@ export async function killCycles(
               topic,
               recipient: direct ? [sender.userId, sender.peer.id].sort((a, b) => a - b) : generalId,
             });
+            firstAck();
           } catch {
             return; // the server is gone: this send was never acknowledged
           }
         }
       };
       const clients = Array.from({ length: CLIENTS }, (_, n) => client(n));
-      await new Promise((r) => setTimeout(r, 200 + random() * 1300));
+      // The random moment is counted from the first acknowledgement, so every cycle kills mid-sends
+      // (a freshly started server under load may take a while to answer its first).
+      const first = await Promise.race([
+        acked.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 30_000)),
+      ]);
+      if (!first) figures.failures.push(`cycle ${cycle}: no send acknowledged within 30 s`);
+      await new Promise((r) => setTimeout(r, 100 + random() * 1400));
       server.child.kill("SIGKILL");
       await exited(server.child);
       sending = false;
@@ -201,7 +213,7 @@ export async function killCycles(
         figures.integrityFailures++;
         figures.failures.push(`cycle ${cycle}: integrity_check: ${integrity.slice(0, 200)}`);
       }
-      server = await startServerProcess(dataDir, { env });
+      server = await startServerProcess(dataDir, { env, startTimeoutMs: START_TIMEOUT_MS });
       const ownerClient = new Client(server.url, senders[0]!.client.credentials);
       const stored = await allMessages(ownerClient);
       for (const sent of acknowledged) {

@@ -27,6 +27,8 @@ export interface RestartFigures {
   failures: string[];
 }
 
+/** A loaded, shared machine may take long to start a server (a hang still fails). */
+const START_TIMEOUT_MS = 60_000;
 const QUEUES_PER_USER = 50;
 const SHUTDOWN_TIMEOUT_SECS = 10;
 const SENDERS = 3;
@@ -207,7 +209,7 @@ export async function restartCycles(
     CHATD_SHUTDOWN_TIMEOUT_SECS: String(SHUTDOWN_TIMEOUT_SECS),
   };
   const owner = initDataDir(dataDir);
-  let server: ServerProcess = await startServerProcess(dataDir, { env });
+  let server: ServerProcess = await startServerProcess(dataDir, { env, startTimeoutMs: START_TIMEOUT_MS });
   const port = Number(new URL(server.url).port);
   // The same URL throughout: every restart listens on the same port.
   const url = () => server.url;
@@ -249,7 +251,7 @@ export async function restartCycles(
       if (seconds > SHUTDOWN_TIMEOUT_SECS) {
         figures.failures.push(`restart ${restart}: exit took ${seconds.toFixed(1)} s`);
       }
-      server = await startServerProcess(dataDir, { env, port });
+      server = await startServerProcess(dataDir, { env, port, startTimeoutMs: START_TIMEOUT_MS });
       figures.restarts++;
       const lostSoFar = pollers.filter((poller) => poller.lostWith !== null).length;
       options.log(

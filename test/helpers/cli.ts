@@ -109,7 +109,7 @@ export interface ServerProcess {
 /** `chatd serve` on a free port (or the given one, to restart where clients wait), once it answers. */
 export async function startServerProcess(
   dataDir: string,
-  options: { env?: NodeJS.ProcessEnv; args?: string[]; port?: number } = {},
+  options: { env?: NodeJS.ProcessEnv; args?: string[]; port?: number; startTimeoutMs?: number } = {},
 ): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
   const child = spawn(
@@ -132,7 +132,8 @@ export async function startServerProcess(
       return exited(child);
     },
   };
-  for (let i = 0; i < 100; i++) {
+  // One try per 100 ms at least (longer when the machine is slow to answer).
+  for (let i = 0; i < (options.startTimeoutMs ?? 10_000) / 100; i++) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${log}`);
     try {
       if ((await fetch(`${url}/api/v1/server_settings`)).ok) return server;
@@ -142,7 +143,7 @@ export async function startServerProcess(
     await new Promise((r) => setTimeout(r, 100));
   }
   child.kill("SIGKILL");
-  throw new Error("server did not start");
+  throw new Error(`server did not start: ${log.slice(-500)}`);
 }
 
 export const basicAuth = (email: string, apiKey: string) => ({
