@@ -10,7 +10,8 @@ export interface RunningServer {
   /**
    * Graceful stop: stops accepting, answers parked long-polls, sends `Connection: close`
    * with every further response (so keep-alive clients cannot re-poll on the same socket),
-   * and waits for in-flight requests; after `timeoutMs` it cuts the connections left.
+   * and waits for in-flight requests; after `timeoutMs` it cuts the connections left, and
+   * gives the requests still running as long again to finish their work.
    */
   close(timeoutMs?: number): Promise<void>;
 }
@@ -19,12 +20,16 @@ export async function listen(app: App, host: string, port: number): Promise<Runn
   const koa = createHttpApp(app);
   const handler = koa.callback();
   const unanswered = new Set<ServerResponse>();
+  const running = new Set<Promise<void>>();
   let closing = false;
   const server = createServer((req, res) => {
     if (closing) res.setHeader("Connection", "close");
     unanswered.add(res);
     res.once("close", () => unanswered.delete(res));
-    void handler(req, res);
+    const handling: Promise<void> = Promise.resolve(handler(req, res))
+      .catch(() => undefined)
+      .then(() => void running.delete(handling));
+    running.add(handling);
   });
   // A slow client gets this long to send its request; long-poll waits are response time.
   server.requestTimeout = app.config.request_timeout_secs * 1000;
@@ -53,10 +58,26 @@ export async function listen(app: App, host: string, port: number): Promise<Runn
         server.close((err) => {
           clearTimeout(deadline);
           if (err) reject(err);
-          else resolve();
+          else void finishRunning(app, running, timeoutMs).then(resolve);
         });
         app.events.stop();
         server.closeIdleConnections();
       }),
   };
+}
+
+/**
+ * A request whose connection was cut at the deadline may still be writing. The caller saves
+ * the event queues next: a transaction committing after that would be stored with its events
+ * missing from the saved queues, so the requests get up to `timeoutMs` more to finish.
+ */
+async function finishRunning(app: App, running: Set<Promise<void>>, timeoutMs: number): Promise<void> {
+  if (running.size === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const late = await Promise.race([
+    Promise.all(running).then(() => false),
+    new Promise<boolean>((r) => (timer = setTimeout(() => r(true), timeoutMs))),
+  ]);
+  clearTimeout(timer);
+  if (late) app.logger.warn(`shutdown: ${running.size} request(s) still running after ${timeoutMs} ms more`);
 }

@@ -13,13 +13,20 @@ import {
   type ServerProcess,
 } from "../helpers/cli.js";
 import { fuzzPass, fuzzedRoutes, type Actor, type FuzzFigures } from "./fuzz.js";
+import { killCycles, type KillFigures } from "./kill.js";
+import { restartCycles, type RestartFigures } from "./restart.js";
 
 /**
- * `npm run test:faults`: on each database driver, a real server on a temporary data
- * directory gets malformed requests to every route as owner, member, guest and anonymous.
- * It passes with no 5xx, only Zulip error envelopes, a server that still answers, and no
- * row changed by the anonymous requests (all refused or read-only). `--quick` is the short
- * pass CI runs; the long one is the default.
+ * `npm run test:faults`: on each database driver, each part on its own temporary data directory
+ * and real server:
+ * (a) malformed requests to every route as owner, member, guest and anonymous; it passes with
+ *     no 5xx, only Zulip error envelopes, a server that still answers, and no row changed by the
+ *     anonymous requests (all refused or read-only);
+ * (b) kill -9 cycles under concurrent sends: no acknowledged message lost or changed, and
+ *     `PRAGMA integrity_check` ok after each;
+ * (c) graceful restarts under keep-alive long-polls: exit 0 within `shutdown_timeout_secs`, and
+ *     every queue and every event survives, once and in order.
+ * `--quick` is the short pass CI runs; the long one is the default.
  */
 const { values: args } = parseArgs({
   options: {
@@ -28,10 +35,19 @@ const { values: args } = parseArgs({
     driver: { type: "string", default: "both" },
     seed: { type: "string", default: "16" },
     concurrency: { type: "string", default: "8" },
+    cycles: { type: "string" },
+    polls: { type: "string" },
+    restarts: { type: "string" },
+    parts: { type: "string", default: "fuzz,kill,restart" },
   },
 });
 const REQUESTS = Number(args.requests ?? (args.quick ? 2500 : 10000));
+const CYCLES = Number(args.cycles ?? (args.quick ? 3 : 20));
+const POLLS = Number(args.polls ?? (args.quick ? 200 : 1000));
+const RESTARTS = Number(args.restarts ?? (args.quick ? 1 : 3));
+const PHASE_SECS = args.quick ? 3 : 8;
 const DRIVERS = args.driver === "both" ? ["sqlite3", "better-sqlite3"] : [args.driver];
+const PARTS = new Set(args.parts.split(","));
 const SEED = Number(args.seed);
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -103,7 +119,7 @@ function changedTables(before: Record<string, number>, after: Record<string, num
   return Object.keys({ ...before, ...after }).filter((table) => before[table] !== after[table]);
 }
 
-async function runDriver(driver: string): Promise<{ figures: FuzzFigures; problems: string[] }> {
+async function runFuzz(driver: string): Promise<{ figures: FuzzFigures; problems: string[] }> {
   const dataDir = mkdtempSync(join(tmpdir(), "chatd-faults-"));
   const problems: string[] = [];
   let server: ServerProcess | null = null;
@@ -173,15 +189,88 @@ function merge(a: FuzzFigures, b: FuzzFigures): FuzzFigures {
   };
 }
 
-let failed = false;
-let total = 0;
-for (const driver of DRIVERS) {
-  const { figures, problems } = await runDriver(driver);
-  total += figures.requests;
-  const failures = [...problems, ...figures.failures];
+/** A part on its own temporary data directory, removed afterwards. */
+async function inTempDir<T>(run: (dataDir: string) => Promise<T>): Promise<T> {
+  const dataDir = mkdtempSync(join(tmpdir(), "chatd-faults-"));
+  try {
+    return await run(dataDir);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function report(failures: string[]): boolean {
   for (const failure of failures.slice(0, 20)) log(`  FAIL ${failure}`);
   if (failures.length > 20) log(`  ... and ${failures.length - 20} more`);
-  if (failures.length > 0) failed = true;
+  return failures.length > 0;
 }
-log(`faults: ${total} requests, ${failed ? "FAILED" : "passed"}`);
+
+const totals = {
+  requests: 0,
+  serverErrors: 0,
+  cycles: 0,
+  acknowledged: 0,
+  lost: 0,
+  restarts: 0,
+  queues: 0,
+  queuesKept: 0,
+  events: 0,
+  eventsLost: 0,
+  duplicates: 0,
+};
+let failed = false;
+for (const driver of DRIVERS) {
+  if (PARTS.has("fuzz")) {
+    const { figures, problems } = await runFuzz(driver);
+    totals.requests += figures.requests;
+    totals.serverErrors += figures.serverErrors;
+    if (report([...problems, ...figures.failures])) failed = true;
+  }
+  if (PARTS.has("kill")) {
+    const started = performance.now();
+    const kill: KillFigures = await inTempDir((dataDir) =>
+      killCycles(dataDir, driver, { cycles: CYCLES, seed: SEED, log }),
+    );
+    totals.requests += kill.requests;
+    totals.serverErrors += kill.serverErrors;
+    totals.cycles += kill.cycles;
+    totals.acknowledged += kill.acknowledged;
+    totals.lost += kill.lost + kill.damaged;
+    log(
+      `${driver}: ${kill.cycles} kill -9 cycles in ${((performance.now() - started) / 1000).toFixed(1)} s, ` +
+        `${kill.acknowledged} acknowledged messages, ${kill.lost} lost, ${kill.damaged} changed, ` +
+        `${kill.integrityFailures} integrity failures, ${kill.serverErrors} 5xx`,
+    );
+    if (report(kill.failures)) failed = true;
+  }
+  if (PARTS.has("restart")) {
+    const started = performance.now();
+    const restart: RestartFigures = await inTempDir((dataDir) =>
+      restartCycles(dataDir, driver, { queues: POLLS, restarts: RESTARTS, phaseSecs: PHASE_SECS, log }),
+    );
+    totals.requests += restart.requests;
+    totals.serverErrors += restart.serverErrors;
+    totals.restarts += restart.restarts;
+    totals.queues += restart.queues;
+    totals.queuesKept += restart.queuesKept;
+    totals.events += restart.events;
+    totals.eventsLost += restart.eventsLost;
+    totals.duplicates += restart.duplicates + restart.reordered;
+    log(
+      `${driver}: ${restart.restarts} graceful restarts under ${restart.queues} keep-alive long-polls in ` +
+        `${((performance.now() - started) / 1000).toFixed(1)} s (slowest exit ${restart.slowestExitSecs.toFixed(1)} s): ` +
+        `${restart.queuesKept} of ${restart.queues} queues kept, ${restart.messages} messages, ` +
+        `${restart.events} events due, ${restart.eventsLost} lost, ${restart.duplicates} duplicates, ` +
+        `${restart.reordered} out of order, ${restart.serverErrors} 5xx`,
+    );
+    if (report(restart.failures)) failed = true;
+  }
+}
+log(
+  `faults: ${totals.requests} requests, ${totals.serverErrors} 5xx; ` +
+    `${totals.cycles} kill -9 cycles, ${totals.acknowledged} acknowledged messages, ${totals.lost} lost; ` +
+    `${totals.restarts} restarts, ${totals.queuesKept} of ${totals.queues} queues kept, ` +
+    `${totals.events} events due, ${totals.eventsLost} lost, ${totals.duplicates} duplicated or reordered; ` +
+    `${failed ? "FAILED" : "passed"}`,
+);
 process.exitCode = failed ? 1 : 0;

@@ -58,9 +58,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The exit code (null when a signal ended it), also for a child that has already exited. */
 export const exited = (child: ChildProcess) =>
   new Promise<number | null>((r) =>
-    child.exitCode !== null ? r(child.exitCode) : child.once("exit", (code) => r(code)),
+    child.exitCode !== null || child.signalCode !== null
+      ? r(child.exitCode)
+      : child.once("exit", (code) => r(code)),
   );
 
 export interface InitResult {
@@ -103,12 +106,12 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-/** `chatd serve` on a free port, once it answers. */
+/** `chatd serve` on a free port (or the given one, to restart where clients wait), once it answers. */
 export async function startServerProcess(
   dataDir: string,
-  options: { env?: NodeJS.ProcessEnv; args?: string[] } = {},
+  options: { env?: NodeJS.ProcessEnv; args?: string[]; port?: number; startTimeoutMs?: number } = {},
 ): Promise<ServerProcess> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const child = spawn(
     process.execPath,
     [BIN, "--data-dir", dataDir, "serve", "--port", String(port), ...(options.args ?? [])],
@@ -125,11 +128,12 @@ export async function startServerProcess(
     url,
     log: () => log,
     async stop() {
-      if (child.exitCode === null) child.kill("SIGTERM");
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       return exited(child);
     },
   };
-  for (let i = 0; i < 100; i++) {
+  // One try per 100 ms at least (longer when the machine is slow to answer).
+  for (let i = 0; i < (options.startTimeoutMs ?? 10_000) / 100; i++) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${log}`);
     try {
       if ((await fetch(`${url}/api/v1/server_settings`)).ok) return server;
@@ -139,7 +143,7 @@ export async function startServerProcess(
     await new Promise((r) => setTimeout(r, 100));
   }
   child.kill("SIGKILL");
-  throw new Error("server did not start");
+  throw new Error(`server did not start: ${log.slice(-500)}`);
 }
 
 export const basicAuth = (email: string, apiKey: string) => ({
