@@ -14,6 +14,12 @@ export const SEARCH_TABLE = "message_search";
 /** Positions above this are clamped by PostgreSQL; phrases past it still match words. */
 const MAX_POSITION = 16383;
 
+/**
+ * PostgreSQL refuses lexemes over 2046 bytes: longer words are indexed and searched by
+ * their first 500 characters (at most 2000 bytes), the same on both sides.
+ */
+const lexeme = (word: string) => Array.from(stem(word)).slice(0, 500).join("");
+
 export async function createSearchSchema(knex: Knex): Promise<void> {
   await knex.schema.createTable(SEARCH_TABLE, (t) => {
     t.integer("message_id").primary();
@@ -28,26 +34,31 @@ export async function createSearchSchema(knex: Knex): Promise<void> {
  * matches a phrase within one column). Stems are letters and digits only: no quoting.
  */
 export function toTsVector(doc: Pick<SearchDocument, "topic" | "text">): string {
-  const positions = new Map<string, number[]>();
+  const positions = new Map<string, string[]>();
   let position = 0;
-  const add = (text: string) => {
+  // Topic words carry weight A, so a query can ask for the topic alone ('word':A).
+  const add = (text: string, weight: string) => {
     for (const word of tokenize(text)) {
       position = Math.min(position + 1, MAX_POSITION);
-      const key = stem(word);
+      const key = lexeme(word);
       const list = positions.get(key);
-      if (list) list.push(position);
-      else positions.set(key, [position]);
+      if (list) list.push(`${position}${weight}`);
+      else positions.set(key, [`${position}${weight}`]);
     }
     position = Math.min(position + 1, MAX_POSITION);
   };
-  add(doc.topic);
-  add(doc.text);
+  add(doc.topic, "A");
+  add(doc.text, "");
   return [...positions].map(([key, list]) => `'${key}':${[...new Set(list)].join(",")}`).join(" ");
 }
 
 /** A tsquery: every term required; a phrase's stems adjacent and in order. */
-export function toTsQuery(terms: ReadonlyArray<readonly string[]>): string {
-  return terms.map((words) => `(${words.map((w) => `'${stem(w)}'`).join(" <-> ")})`).join(" & ");
+export function toTsQuery(
+  terms: ReadonlyArray<readonly string[]>,
+  options: { topicOnly?: boolean } = {},
+): string {
+  const weight = options.topicOnly ? ":A" : "";
+  return terms.map((words) => `(${words.map((w) => `'${lexeme(w)}'${weight}`).join(" <-> ")})`).join(" & ");
 }
 
 export async function indexMessages(knex: Knex, docs: readonly SearchDocument[]): Promise<void> {
