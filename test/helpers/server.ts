@@ -12,10 +12,7 @@ import { TestClock } from "./clock.js";
 import { type Client, anonymousClient } from "./client.js";
 import { Factory } from "./factories.js";
 import { templateDatabase, testDbDriver } from "./setup.js";
-import { createTestDatabase, dropTestDatabase, onPostgres } from "./postgres.js";
-
-/** On PostgreSQL, the database of each data directory a test server used (restart tests reuse it). */
-const databases = new Map<string, string>();
+import { databaseForServer, onPostgres, releaseDataDir } from "./postgres.js";
 
 export const TEST_HOST = "chatd.test";
 
@@ -49,9 +46,7 @@ export async function startTestServer(
   options: { dataDir?: string; keepDataDir?: boolean; clock?: TestClock; logger?: Logger } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "chatd-test-"));
-  if (onPostgres() && !overrides.database_url && !databases.has(dataDir)) {
-    databases.set(dataDir, await createTestDatabase());
-  }
+  const database = onPostgres() && !overrides.database_url ? await databaseForServer(dataDir) : "";
   const config = testConfig(dataDir, {
     external_url: `http://${TEST_HOST}`,
     log_level: "silent",
@@ -59,7 +54,7 @@ export async function startTestServer(
     db_driver: testDbDriver(),
     // Tests of rate limits turn them on; the rest of the suite sends far more than a client would.
     rate_limiting: false,
-    database_url: databases.get(dataDir) ?? "",
+    database_url: database,
     ...overrides,
   });
   if (!options.dataDir && !config.database_url) copyFileSync(templateDatabase(), databasePath(config));
@@ -89,9 +84,7 @@ export async function startTestServer(
       await stop();
       if (options.keepDataDir) return;
       rmSync(dataDir, { recursive: true, force: true });
-      const database = databases.get(dataDir);
-      databases.delete(dataDir);
-      if (database) await dropTestDatabase(database);
+      await releaseDataDir(dataDir);
     },
   };
 }
