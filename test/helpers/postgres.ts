@@ -27,13 +27,21 @@ export function sqliteOnly(ctx: Mocha.Context, reason: string): void {
 
 let cluster: EmbeddedPostgres | null = null;
 let clusterDir: string | null = null;
-let serverUrl: URL | null = null;
+/**
+ * The run's server and database names. A test's child process (a server measured alone)
+ * inherits them through the environment and names its own databases apart; the run
+ * drops every database under its prefix at the end.
+ */
+const runPrefix = process.env.CHATD_TEST_PG_PREFIX ?? `chatd_t${process.pid}_`;
+let serverUrl: URL | null = process.env.CHATD_TEST_PG_SERVER
+  ? new URL(process.env.CHATD_TEST_PG_SERVER)
+  : null;
+const prefix = process.env.CHATD_TEST_PG_PREFIX ? `${runPrefix}c${process.pid}_` : runPrefix;
+const template = `${runPrefix}template`;
 let counter = 0;
 const created = new Set<string>();
 /** The database of each data directory a test used: a restart or a later command reuses it. */
 const byDataDir = new Map<string, string>();
-const prefix = `chatd_t${process.pid}_`;
-const template = `${prefix}template`;
 
 const urlFor = (database: string) => {
   const url = new URL(serverUrl!.toString());
@@ -86,6 +94,7 @@ export async function setUpPostgres(): Promise<void> {
     serverUrl = new URL(`postgres://chatd:chatd-test@127.0.0.1:${port}/postgres`);
   }
   process.env.CHATD_TEST_PG_SERVER = serverUrl.toString();
+  process.env.CHATD_TEST_PG_PREFIX = runPrefix;
   await admin(async (c) => {
     await c.query(`DROP DATABASE IF EXISTS ${template}`);
     await c.query(
@@ -103,8 +112,13 @@ export async function setUpPostgres(): Promise<void> {
 export async function tearDownPostgres(): Promise<void> {
   if (serverUrl) {
     await admin(async (c) => {
-      for (const name of [...created, template])
+      const { rows } = await c.query<{ datname: string }>(
+        "SELECT datname FROM pg_database WHERE starts_with(datname, $1) AND datname <> $2",
+        [runPrefix, template],
+      );
+      for (const name of [...rows.map((r) => r.datname), template]) {
         await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }
     }).catch(() => undefined);
   }
   created.clear();
@@ -140,14 +154,14 @@ export async function dropTestDatabase(url: string): Promise<void> {
 }
 
 /**
- * The same as createEmptyDatabase for synchronous helpers (the CLI ones spawn chatd with
- * spawnSync): a child process creates it. The database is dropped with the run's others.
+ * A fresh migrated database for synchronous helpers (the CLI ones spawn chatd with
+ * spawnSync): a child process creates it. Dropped with the run's others.
  */
-export function createEmptyDatabaseSync(): string {
+export function createTestDatabaseSync(): string {
   const name = `${prefix}s${++counter}`;
   const script = `const pg = require("pg"); const c = new pg.Client({ connectionString: process.argv[1] });
     c.connect().then(() => c.query(process.argv[2])).then(() => c.end()).catch((e) => { console.error(e.message); process.exit(1); });`;
-  const sql = `CREATE DATABASE ${name} ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`;
+  const sql = `CREATE DATABASE ${name} TEMPLATE ${template}`;
   const res = spawnSync(process.execPath, ["-e", script, urlFor("postgres"), sql], { encoding: "utf8" });
   if (res.status !== 0) throw new Error(`creating a test database failed: ${res.stderr}`);
   created.add(name);
@@ -172,8 +186,9 @@ export async function releaseDataDir(dataDir: string): Promise<void> {
 
 /**
  * The environment a spawned `chatd` needs on PostgreSQL: CHATD_DATABASE_URL of its data
- * directory (from --data-dir, else CHATD_DATA_DIR, else ./data), an empty database the
- * first time (`chatd init` creates the realm), as settings.json would give an operator.
+ * directory (from --data-dir, else CHATD_DATA_DIR, else ./data), as settings.json would
+ * give an operator. The first time a fresh copy of the template: `chatd init` creates the
+ * realm in it (migrating an empty database per command would make the CLI tests slow).
  */
 export function cliDatabaseEnv(
   args: readonly string[],
@@ -186,7 +201,7 @@ export function cliDatabaseEnv(
   const dataDir = resolve(cwd ?? process.cwd(), given || "data");
   let url = byDataDir.get(dataDir);
   if (!url) {
-    url = createEmptyDatabaseSync();
+    url = createTestDatabaseSync();
     byDataDir.set(dataDir, url);
   }
   return { CHATD_DATABASE_URL: url };
