@@ -1,4 +1,4 @@
-import { sqliteOnly } from "../helpers/postgres.js";
+import { cliDatabaseEnv, onPostgres, sqliteOnly } from "../helpers/postgres.js";
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +18,24 @@ describe("chatd backup with uploads", function () {
   const dirs: string[] = [];
   after(function () {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("on PostgreSQL, points to pg_dump and writes nothing", async function () {
+    if (!onPostgres()) return this.skip();
+    const server = await startTestServer({}, { keepDataDir: true });
+    dirs.push(server.dataDir);
+    await server.factory.realm();
+    await server.stop();
+    const target = join(server.dataDir, "backup.sqlite3");
+    const args = ["--data-dir", server.dataDir, "backup", "--to", target];
+    const run = spawnSync(process.execPath, [BIN, ...args], {
+      encoding: "utf8",
+      env: { ...process.env, ...cliDatabaseEnv(args), CHATD_DATABASE_URL: server.app.config.database_url },
+    });
+    expect(run.status).to.equal(1);
+    expect(run.stderr).to.contain("back it up with pg_dump");
+    expect(run.stderr).not.to.contain(new URL(server.app.config.database_url).password);
+    expect(existsSync(target)).to.equal(false);
   });
 
   it("backs up the database and the files it names while the server runs; restoring both serves them", async function () {

@@ -8,7 +8,8 @@ import { backupDatabase } from "../../db/sqlite-backup.js";
 import { LocalBlobStore } from "../../lib/storage/local.js";
 import { uploadsDir } from "../../lib/storage/paths.js";
 import { backupBlobs } from "../../lib/uploads/backup.js";
-import { configFor, requireDatabase } from "../context.js";
+import { configFor, requireDatabase, withApp } from "../context.js";
+import { requireRealm } from "../realm.js";
 import { failureWhile } from "../failures.js";
 import { CliError, printJson, printLine } from "../output.js";
 
@@ -35,6 +36,8 @@ export const backupCommand = new Command("backup")
   .action(async (opts: { to: string; json?: boolean }, cmd: Command) => {
     const config = configFor(cmd);
     if (usesPostgres(config)) {
+      // Without a realm, the same answer as on SQLite: run init first.
+      await withApp(config, requireRealm, { doing: "backing up" });
       throw new CliError(
         "the database is on PostgreSQL (database_url): back it up with pg_dump, and copy the data directory's uploads and settings.json",
       );
