@@ -12,7 +12,7 @@ import { badNarrow, type NarrowTerm } from "./parse.js";
 
 /**
  * Narrows as SQL (Zulip's NarrowBuilder), in the portable Knex subset; full-text search
- * goes through db/search-sqlite.ts. The query reads `messages as m`, joined to the
+ * goes through db/search.ts. The query reads `messages as m`, joined to the
  * user's `user_messages as um` rows. Visibility: a user sees only messages it has a
  * user_messages row for, except in a channel named by the narrow whose history it may
  * read (Zulip's ok_to_include_history), where all the channel's messages are searched
