@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { isPostgres } from "../src/db/dialect.js";
 
 /**
  * The whole data model, in Knex's portable schema builder.
@@ -61,6 +62,14 @@ const USER_GROUP_SETTINGS = [
   "can_mention_group",
   "can_remove_members_group",
 ];
+
+/**
+ * Lists read in insertion order (ORDER BY rowid) have no ID column: SQLite orders them by
+ * its implicit rowid, PostgreSQL by an explicit column of that name.
+ */
+function insertionOrder(knex: Knex, t: Knex.CreateTableBuilder): void {
+  if (isPostgres(knex)) t.bigIncrements("rowid", { primaryKey: false });
+}
 
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable("realms", (t) => {
@@ -431,6 +440,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.schema.createTable("user_topics", (t) => {
+    insertionOrder(knex, t);
     t.integer("user_id").notNullable().references("users.id");
     t.integer("stream_id").notNullable().references("streams.id");
     t.string("topic_name", 60).notNullable();
@@ -442,6 +452,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.schema.createTable("muted_users", (t) => {
+    insertionOrder(knex, t);
     t.integer("user_id").notNullable().references("users.id");
     t.integer("muted_user_id").notNullable().references("users.id");
     t.bigInteger("date_muted").notNullable();
@@ -449,6 +460,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.schema.createTable("alert_words", (t) => {
+    insertionOrder(knex, t);
     t.integer("user_id").notNullable().references("users.id");
     t.string("word", 100).notNullable();
     t.primary(["user_id", "word"]);

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
-import { createSearchSchema } from "../src/db/search-sqlite.js";
+import { createSearchSchema } from "../src/db/search.js";
 
-/** Full-text search index of messages (SQLite FTS5; see src/db/search-sqlite.ts). */
+/** Full-text search index of messages (SQLite FTS5 or a PostgreSQL tsvector; see src/db/search.ts). */
 export async function up(knex: Knex): Promise<void> {
   await createSearchSchema(knex);
 }

@@ -16,6 +16,8 @@ export interface Config {
   readonly external_url: string;
   readonly log_level: LogLevel;
   readonly db_driver: "sqlite3" | "better-sqlite3";
+  /** postgres://user:pass@host:port/db selects PostgreSQL; empty: the SQLite file in data_dir. */
+  readonly database_url: string;
   readonly sqlite_synchronous: "full" | "normal";
   readonly sqlite_busy_timeout_ms: number;
   readonly db_read_connections: number;
@@ -87,6 +89,12 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     kind: "enum",
     choices: ["sqlite3", "better-sqlite3"],
     description: "Knex SQLite driver.",
+  },
+  database_url: {
+    kind: "string",
+    parse: parseDatabaseUrl,
+    description:
+      "PostgreSQL database as postgres://user:password@host:port/database; empty: the SQLite file in the data directory.",
   },
   sqlite_synchronous: {
     kind: "enum",
@@ -391,6 +399,38 @@ export function parseRateLimitRules(text: string): RateLimitRule[] {
     }
     return { windowSecs, requests };
   });
+}
+
+/**
+ * A PostgreSQL connection URL, or the empty string (SQLite). A malformed one is refused
+ * without echoing it: it may hold a password.
+ */
+export function parseDatabaseUrl(text: string): URL | null {
+  if (text === "") return null;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error("must be a URL such as postgres://user:password@host:5432/chatd");
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    throw new Error("must start with postgres:// (only PostgreSQL is supported besides SQLite)");
+  }
+  if (url.hostname === "" || url.pathname.replace(/^\//, "") === "") {
+    throw new Error("must name a host and a database, e.g. postgres://user:password@host:5432/chatd");
+  }
+  return url;
+}
+
+/** The URL without its password, for messages and logs. */
+export function redactDatabaseUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    if (url.password !== "") url.password = "***";
+    return url.toString();
+  } catch {
+    return "(malformed database_url)";
+  }
 }
 
 export interface Cidr {

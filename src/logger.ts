@@ -55,8 +55,38 @@ export function sqliteCode(err: unknown): string | undefined {
   return typeof code === "string" && code.startsWith("SQLITE_") ? code : undefined;
 }
 
+/**
+ * PostgreSQL's SQLSTATE classes (first two characters) and codes, in the same words.
+ * Its errors quote the failed statement too (Knex prefixes the SQL to the message).
+ */
+const POSTGRES_MEANINGS: Record<string, string> = {
+  "23": "a database constraint failed",
+  "40": "database busy",
+  "53100": "disk full",
+  "53": "database out of resources",
+  "08": "cannot connect to the database",
+  "28": "database authentication failed",
+  "3D000": "the database does not exist",
+  "57": "database server shutting down or unavailable",
+  "58": "database server I/O error",
+  XX: "database server internal error",
+};
+
+/** The SQLSTATE of a PostgreSQL error (pg sets `code` and `severity` on them). */
+export function postgresCode(err: unknown): string | undefined {
+  const e = err as { code?: unknown; severity?: unknown } | null;
+  const code = e?.code;
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && typeof e?.severity === "string"
+    ? code
+    : undefined;
+}
+
 /** The meaning of a database error in words ("database busy"), or undefined for other errors. */
 export function databaseFailure(err: unknown): string | undefined {
+  const pgCode = postgresCode(err);
+  if (pgCode !== undefined) {
+    return POSTGRES_MEANINGS[pgCode] ?? POSTGRES_MEANINGS[pgCode.slice(0, 2)] ?? `database error (${pgCode})`;
+  }
   const code = sqliteCode(err);
   if (code === undefined) return undefined;
   const primary = code.split("_").slice(0, 2).join("_");

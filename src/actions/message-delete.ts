@@ -2,7 +2,7 @@ import type { App } from "../app.js";
 import type { ChannelRow } from "../db/channel-rows.js";
 import type { UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
-import { removeFromIndex } from "../db/search-sqlite.js";
+import { removeFromIndex } from "../db/search.js";
 import { badRequest } from "../errors.js";
 import {
   accessChannelById,

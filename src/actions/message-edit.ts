@@ -1,7 +1,7 @@
 import type { App } from "../app.js";
 import { realmUrl } from "../config.js";
 import { bool, int, type DbBigInt, type UserRow } from "../db/rows.js";
-import { reindexMessages } from "../db/search-sqlite.js";
+import { reindexMessages } from "../db/search.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
 import {

@@ -1,7 +1,7 @@
 import type { App } from "../app.js";
 import { RECIPIENT_TYPE, type ChannelRow } from "../db/channel-rows.js";
 import { bulkInsert, bulkInsertReturningIds, insertReturningId } from "../db/insert.js";
-import { indexMessages } from "../db/search-sqlite.js";
+import { indexMessages } from "../db/search.js";
 import type { Tx } from "../db/tx.js";
 import { bool } from "../db/rows.js";
 import { flagNames } from "../lib/message-flags.js";

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { closeApp, createApp } from "../server/create-app.js";
 import { type App } from "../app.js";
 import { loadConfig, type Config, type SettingKey } from "../config.js";
-import { databasePath } from "../db/knex.js";
+import { databasePath, usesPostgres } from "../db/knex.js";
 import { ensurePrivateDir } from "../db/private-files.js";
 import { createLogger } from "../logger.js";
 import { failureWhile, systemFailure } from "./failures.js";
@@ -28,8 +28,12 @@ export function noRealm(config: Config): CliError {
   );
 }
 
-/** Fails with noRealm() unless the data directory has a database. */
+/**
+ * Fails with noRealm() unless the data directory has a database. A PostgreSQL database
+ * exists before `chatd init`: there the command finds no realm in it (cli/realm.ts).
+ */
 export function requireDatabase(config: Config): void {
+  if (usesPostgres(config)) return;
   if (!existsSync(databasePath(config))) throw noRealm(config);
 }
 

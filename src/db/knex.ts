@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import knexFactory, { type Knex } from "knex";
 import type { Config } from "../config.js";
+import { pgConnection, WRITE_LOCK_KEY } from "./pg-connection.js";
 import { preparePrivateFile } from "./private-files.js";
 import { applySqlitePragmas } from "./sqlite-pragmas.js";
 
@@ -11,7 +12,19 @@ export const databasePath = (config: Config) => join(config.data_dir, DATABASE_F
 /** Knex's own warnings and pool errors: the errors reach the caller anyway, never print them twice. */
 const QUIET: Knex.Config["log"] = { warn() {}, error() {}, deprecate() {}, debug() {} };
 
+/** Whether the settings select PostgreSQL (database_url) rather than the SQLite file. */
+export const usesPostgres = (config: Config) => config.database_url !== "";
+
 function openKnex(config: Config, connections: number): Knex {
+  if (usesPostgres(config)) {
+    return knexFactory({
+      client: "pg",
+      connection: pgConnection(config),
+      compileSqlOnError: false,
+      log: QUIET,
+      pool: { min: 0, max: connections },
+    });
+  }
   const path = databasePath(config);
   // SQLite creates the database (and its -wal and -shm files, which copy its mode) world-readable.
   for (const file of [path, `${path}-wal`, `${path}-shm`]) preparePrivateFile(file, file === path);
@@ -28,10 +41,12 @@ function openKnex(config: Config, connections: number): Knex {
 
 /**
  * The writer: one connection (SQLite has one writer, and one connection keeps
- * transactions strictly serial) whose transactions begin IMMEDIATE.
+ * transactions strictly serial) whose transactions begin IMMEDIATE; on PostgreSQL they
+ * begin by taking the write lock (see beginWithWriteLock).
  */
 export function createKnex(config: Config): Knex {
-  return beginImmediate(openKnex(config, 1));
+  const knex = openKnex(config, 1);
+  return usesPostgres(config) ? beginWithWriteLock(knex) : beginImmediate(knex);
 }
 
 /** The read pool: in WAL mode its reads run beside a write transaction instead of queueing behind it. */
@@ -67,6 +82,25 @@ function beginImmediate(knex: Knex): Knex {
   client.transaction = function (this: KnexClientInternals, container, config, outerTx) {
     const trx = open.call(this, container, config, outerTx);
     trx.begin = (conn) => trx.query(conn, "BEGIN IMMEDIATE;");
+    return trx;
+  };
+  return knex;
+}
+
+/**
+ * PostgreSQL's counterpart of BEGIN IMMEDIATE: every write transaction first takes one
+ * transaction-level advisory lock, released by its COMMIT or ROLLBACK. Writers (this
+ * server, other servers on the same database, admin commands) then commit one at a time
+ * in the order they got the lock, so message IDs, taken from the sequence inside the
+ * lock, become visible in increasing order: no client can see message 11 (or its event)
+ * while message 10 is still uncommitted. Group commit keeps this cheap under load.
+ */
+function beginWithWriteLock(knex: Knex): Knex {
+  const client = knex.client as unknown as KnexClientInternals;
+  const open = client.transaction;
+  client.transaction = function (this: KnexClientInternals, container, config, outerTx) {
+    const trx = open.call(this, container, config, outerTx);
+    trx.begin = (conn) => trx.query(conn, `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY});`);
     return trx;
   };
   return knex;

@@ -1,5 +1,7 @@
 import type { Knex } from "knex";
 import { MIGRATIONS, type Migration } from "../../migrations/index.js";
+import { isPostgres } from "./dialect.js";
+import { widenIntegers } from "./pg-integers.js";
 
 /** Knex reads migrations from the static list, so the build needs no directory scan. */
 const source: Knex.MigrationSource<readonly [string, Migration]> = {
@@ -18,6 +20,7 @@ const config: Knex.MigratorConfig = { migrationSource: source, tableName: "knex_
 export async function migrateLatest(knex: Knex): Promise<string[]> {
   if ((await migrationStatus(knex)).pending.length === 0) return [];
   const [, applied] = (await knex.migrate.latest(config)) as [number, string[]];
+  if (isPostgres(knex)) await widenIntegers(knex);
   return applied;
 }
 

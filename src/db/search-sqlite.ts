@@ -46,6 +46,11 @@ export async function reindexMessages(knex: Knex, docs: readonly SearchDocument[
   await indexMessages(knex, docs);
 }
 
+/** The FTS5 MATCH expression: each term quoted (no query-syntax injection), all required. */
+export function toFtsQuery(terms: ReadonlyArray<readonly string[]>): string {
+  return terms.map((words) => `"${words.join(" ")}"`).join(" ");
+}
+
 /** Restricts a query on messages (aliased `idColumn`) to those matching an FTS5 expression. */
 export function whereMatches(qb: Knex.QueryBuilder, idColumn: string, ftsQuery: string): Knex.QueryBuilder {
   return qb.whereRaw(`${idColumn} IN (SELECT rowid FROM ${SEARCH_TABLE} WHERE ${SEARCH_TABLE} MATCH ?)`, [

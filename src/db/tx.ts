@@ -4,6 +4,8 @@ import { sqliteCode } from "../logger.js";
 import { Mutex } from "./mutex.js";
 import type { ChatEvent, EventRecipients } from "../events/types.js";
 import { writeOutbox, type PendingEvent } from "./outbox.js";
+import { isPostgres } from "./dialect.js";
+import { notifyExternalChange } from "./pg-change-watch.js";
 
 /** Where committed events go (the event hub), kept abstract to avoid an import cycle. */
 export interface EventSink {
@@ -80,6 +82,9 @@ export class Db {
         afterCommit: (hook) => void hooks.push(hook),
       });
       if (this.outbox && events.length > 0) await writeOutbox(trx, events, now);
+      // A server notices an admin command's commit through PRAGMA data_version on SQLite;
+      // on PostgreSQL this notification, delivered when the transaction commits.
+      if (this.outbox && isPostgres(trx)) await notifyExternalChange(trx);
       return value;
     });
     for (const hook of hooks) hook();

@@ -1,24 +1,17 @@
-import { stemmer } from "stemmer";
+import { toFtsQuery as ftsQuery } from "../db/search-sqlite.js";
+import { foldToken, stem as stemmer, tokenize } from "../db/search-tokens.js";
+
+export { foldToken, tokenize };
 
 /**
  * Full-text search terms and highlighting, independent of the database: the SQL side
- * lives in db/search-sqlite.ts (FTS5). Words are compared by their Porter stem after
+ * lives in db/search-sqlite.ts (FTS5) and db/search-postgres.ts. Words are compared by their Porter stem after
  * case and accent folding, as FTS5's `porter unicode61 remove_diacritics 2` tokenizer does,
  * so "running" finds "run" and the highlight marks what the index matched.
  */
 export interface SearchTerms {
   /** Each entry is one required term: a single word, or a quoted phrase of several. */
   readonly terms: ReadonlyArray<readonly string[]>;
-}
-
-const TOKEN = /[\p{L}\p{N}]+/gu;
-
-export function foldToken(token: string): string {
-  return token.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
-}
-
-export function tokenize(text: string): string[] {
-  return (text.match(TOKEN) ?? []).map(foldToken);
 }
 
 /** Parses a search operand: words and "quoted phrases"; every term must match. */
@@ -37,7 +30,7 @@ export function parseSearchQuery(query: string): SearchTerms {
 
 /** The FTS5 MATCH expression: each term quoted (no query-syntax injection), all required. */
 export function toFtsQuery(search: SearchTerms): string {
-  return search.terms.map((words) => `"${words.join(" ")}"`).join(" ");
+  return ftsQuery(search.terms);
 }
 
 const stemSet = (search: SearchTerms) => new Set(search.terms.flat().map((w) => stemmer(w)));

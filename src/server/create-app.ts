@@ -17,7 +17,7 @@ import { EventHub } from "../events/hub.js";
 import type { EventRecipients } from "../events/types.js";
 import { drainOutbox } from "../events/outbox.js";
 import { loadSavedQueues, saveQueues } from "../events/persistence.js";
-import { watchExternalChanges } from "../db/sqlite-change-watch.js";
+import { watchExternalChanges } from "../db/change-watch.js";
 import { ChannelCache } from "../cache/channel-cache.js";
 import { PresenceStore } from "../cache/presence-store.js";
 import { systemClock, type Clock } from "../clock.js";

@@ -97,7 +97,7 @@ describe("reading channels and subscriptions", function () {
       const crowdId = await createChannel(hamlet, "Crowd");
       const smallId = await createChannel(hamlet, "Small");
       // 260 people who joined long ago, one bot, one recently present.
-      const old = server.clock.nowMs() / 1000 - 100 * 86400;
+      const old = Math.floor(server.clock.nowMs() / 1000) - 100 * 86400;
       const crowd = await server.app.db.transaction(async (tx) => {
         const users = [];
         for (let i = 0; i < 260; i++) {

@@ -1,3 +1,4 @@
+import { isPostgres } from "../../src/db/dialect.js";
 import { expect } from "chai";
 import { createLogger } from "../../src/logger.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -19,9 +20,19 @@ describe("a database error in a request", function () {
 
   it("answers a generic 500 and logs the failure without its SQL or values", async function () {
     // Every new API key now fails in the database, as a full disk or a bug would.
-    await server.app.db.knex.raw(
-      "CREATE TRIGGER refuse_keys BEFORE INSERT ON api_keys BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
-    );
+    if (isPostgres(server.app.db.knex)) {
+      await server.app.db.knex.raw(
+        "CREATE FUNCTION refuse_keys() RETURNS trigger LANGUAGE plpgsql AS " +
+          "$$ BEGIN RAISE EXCEPTION 'refused by the test' USING ERRCODE = 'check_violation'; END $$",
+      );
+      await server.app.db.knex.raw(
+        "CREATE TRIGGER refuse_keys BEFORE INSERT ON api_keys FOR EACH ROW EXECUTE FUNCTION refuse_keys()",
+      );
+    } else {
+      await server.app.db.knex.raw(
+        "CREATE TRIGGER refuse_keys BEFORE INSERT ON api_keys BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
+      );
+    }
     const hamlet = realm.users.hamlet!;
     const res = await fetch(`${server.url}/api/v1/fetch_api_key`, {
       method: "POST",

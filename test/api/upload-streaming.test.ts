@@ -1,3 +1,4 @@
+import { onPostgres } from "../helpers/postgres.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -88,7 +89,8 @@ describe("uploads stream to disk", function () {
   before(async function () {
     this.timeout(60_000);
     dataDir = mkdtempSync(join(tmpdir(), "chatd-upload-"));
-    copyFileSync(templateDatabase(), join(dataDir, "chatd.sqlite3"));
+    // On PostgreSQL the server process gets its database from startTestServer instead.
+    if (!onPostgres()) copyFileSync(templateDatabase(), join(dataDir, "chatd.sqlite3"));
     server = await startServerProcess(dataDir);
   });
   after(function () {

@@ -1,3 +1,4 @@
+import { cliDatabaseEnv, onPostgres, sqliteOnly } from "../helpers/postgres.js";
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +20,26 @@ describe("chatd backup with uploads", function () {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
+  it("on PostgreSQL, points to pg_dump and writes nothing", async function () {
+    if (!onPostgres()) return this.skip();
+    const server = await startTestServer({}, { keepDataDir: true });
+    dirs.push(server.dataDir);
+    await server.factory.realm();
+    await server.stop();
+    const target = join(server.dataDir, "backup.sqlite3");
+    const args = ["--data-dir", server.dataDir, "backup", "--to", target];
+    const run = spawnSync(process.execPath, [BIN, ...args], {
+      encoding: "utf8",
+      env: { ...process.env, ...cliDatabaseEnv(args), CHATD_DATABASE_URL: server.app.config.database_url },
+    });
+    expect(run.status).to.equal(1);
+    expect(run.stderr).to.contain("back it up with pg_dump");
+    expect(run.stderr).not.to.contain(new URL(server.app.config.database_url).password);
+    expect(existsSync(target)).to.equal(false);
+  });
+
   it("backs up the database and the files it names while the server runs; restoring both serves them", async function () {
+    sqliteOnly(this, "chatd backup copies the SQLite file; on PostgreSQL it points to pg_dump");
     this.timeout(60_000);
     const server = await startTestServer({}, { keepDataDir: true });
     dirs.push(server.dataDir);

@@ -1,8 +1,8 @@
+import { dataDirConfig, sqliteOnly } from "../helpers/postgres.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { testConfig } from "../../src/config.js";
 import { createKnex } from "../../src/db/knex.js";
 import {
   basicAuth,
@@ -17,7 +17,7 @@ import {
 
 /** Everything secret the database holds: password hashes and API key hashes. */
 async function storedSecrets(dataDir: string): Promise<string[]> {
-  const knex = createKnex(testConfig(dataDir));
+  const knex = createKnex(dataDirConfig(dataDir));
   try {
     const users = await knex("users").whereNotNull("password_hash").pluck<string[]>("password_hash");
     const keys = await knex("api_keys").pluck<string[]>("key_hash");
@@ -58,6 +58,12 @@ function sendLoad(server: ServerProcess, auth: Record<string, string>, workers: 
     },
   };
 }
+
+/**
+ * Writers wait for SQLite's write lock at most sqlite_busy_timeout_ms; PostgreSQL's
+ * (an advisory lock) has no timeout, so a command there waits as long as it is held.
+ */
+const BUSY_TIMEOUT_ONLY = "the busy timeout is SQLite's; PostgreSQL writers wait for the lock";
 
 describe("admin commands beside a busy server", function () {
   this.timeout(300_000);
@@ -231,6 +237,7 @@ describe("admin commands beside a busy server", function () {
   });
 
   it("a command waits for the write lock, and says plainly when it stays busy, printing no SQL or secret", async function () {
+    sqliteOnly(this, BUSY_TIMEOUT_ONLY);
     initDataDir(dataDir);
     const created = chatdSync([
       "--data-dir",
@@ -262,7 +269,7 @@ describe("admin commands beside a busy server", function () {
         { env },
       );
     // Another process (here: the test) holds the write lock.
-    const holder = createKnex(testConfig(dataDir));
+    const holder = createKnex(dataDirConfig(dataDir));
     let outputs = "";
     try {
       await holder.raw("BEGIN IMMEDIATE");
@@ -295,6 +302,7 @@ describe("admin commands beside a busy server", function () {
   });
 
   it("the server waits out an admin command that holds the write lock, then answers a clean 500 if it must", async function () {
+    sqliteOnly(this, BUSY_TIMEOUT_ONLY);
     const owner = initDataDir(dataDir);
     server = await startServerProcess(dataDir, {
       env: { CHATD_SQLITE_BUSY_TIMEOUT_MS: "1000", CHATD_LOG_LEVEL: "warn" },
@@ -306,7 +314,7 @@ describe("admin commands beside a busy server", function () {
         headers: basicAuth(owner.email, owner.api_key),
         body: new URLSearchParams({ type: "private", to: JSON.stringify([owner.email]), content }),
       });
-    const holder = createKnex(testConfig(dataDir));
+    const holder = createKnex(dataDirConfig(dataDir));
     try {
       // Held until the send's first attempt gave up (it says so), then released within the
       // second: the send waits again and succeeds. Watching the log, not a clock, keeps

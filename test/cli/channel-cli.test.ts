@@ -1,3 +1,4 @@
+import { cliDatabaseEnv } from "../helpers/postgres.js";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -31,7 +32,11 @@ describe("the chatd CLI: channel create, list and archive", function () {
   const chatd = (...args: string[]) => {
     const result = spawnSync(process.execPath, [BIN, "--data-dir", dataDir, ...args], {
       encoding: "utf8",
-      env: { ...process.env, CHATD_LOG_LEVEL: "warn" },
+      env: {
+        ...process.env,
+        ...cliDatabaseEnv(["--data-dir", dataDir, ...args], {}),
+        CHATD_LOG_LEVEL: "warn",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     return { code: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -44,7 +49,11 @@ describe("the chatd CLI: channel create, list and archive", function () {
   /** As json, without blocking the event loop (while this process talks to a server). */
   const jsonAsync = async <T>(...args: string[]): Promise<T> => {
     const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, ...args, "--json"], {
-      env: { ...process.env, CHATD_LOG_LEVEL: "warn" },
+      env: {
+        ...process.env,
+        ...cliDatabaseEnv(["--data-dir", dataDir, ...args, "--json"], {}),
+        CHATD_LOG_LEVEL: "warn",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";

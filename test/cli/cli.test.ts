@@ -1,3 +1,4 @@
+import { cliDatabaseEnv } from "../helpers/postgres.js";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -13,7 +14,7 @@ const BIN = join(ROOT, "bin", "chatd");
 function chatd(args: string[], env: NodeJS.ProcessEnv = {}) {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     encoding: "utf8",
-    env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...env },
+    env: { ...process.env, ...cliDatabaseEnv([...args], env), CHATD_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -217,7 +218,11 @@ describe("the chatd CLI", function () {
     const port = await freePort();
     writeFileSync(join(dataDir, "settings.json"), JSON.stringify({ heartbeat_interval_secs: 30 }));
     const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "serve", "--port", String(port)], {
-      env: { ...process.env, CHATD_LOG_LEVEL: "info" },
+      env: {
+        ...process.env,
+        ...cliDatabaseEnv(["--data-dir", dataDir, "serve", "--port", String(port)], {}),
+        CHATD_LOG_LEVEL: "info",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let log = "";
@@ -263,7 +268,11 @@ describe("the chatd CLI", function () {
     const init = JSON.parse(chatd(initArgs(dataDir)).stdout) as { api_key: string; email: string };
     const port = await freePort();
     const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "serve", "--port", String(port)], {
-      env: { ...process.env, CHATD_LOG_LEVEL: "warn" },
+      env: {
+        ...process.env,
+        ...cliDatabaseEnv(["--data-dir", dataDir, "serve", "--port", String(port)], {}),
+        CHATD_LOG_LEVEL: "warn",
+      },
       stdio: "ignore",
     });
     const url = `http://127.0.0.1:${port}`;
@@ -341,7 +350,11 @@ describe("the chatd CLI", function () {
     };
     const port = await freePort();
     const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "serve", "--port", String(port)], {
-      env: { ...process.env, CHATD_LOG_LEVEL: "warn" },
+      env: {
+        ...process.env,
+        ...cliDatabaseEnv(["--data-dir", dataDir, "serve", "--port", String(port)], {}),
+        CHATD_LOG_LEVEL: "warn",
+      },
       stdio: "ignore",
     });
     const url = `http://127.0.0.1:${port}`;
@@ -410,7 +423,11 @@ describe("the chatd CLI", function () {
   it("start initializes a fresh data directory once, printing the credentials, then serves", async function () {
     const port = await freePort();
     const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "start", "--port", String(port)], {
-      env: { ...process.env, CHATD_LOG_LEVEL: "warn" },
+      env: {
+        ...process.env,
+        ...cliDatabaseEnv(["--data-dir", dataDir, "start", "--port", String(port)], {}),
+        CHATD_LOG_LEVEL: "warn",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";

@@ -1,3 +1,4 @@
+import { cliDatabaseEnv } from "../helpers/postgres.js";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -16,7 +17,7 @@ const BIN = join(ROOT, "bin", "chatd");
 function chatd(dataDir: string, args: string[]) {
   const result = spawnSync(process.execPath, [BIN, "--data-dir", dataDir, ...args], {
     encoding: "utf8",
-    env: { ...process.env, CHATD_LOG_LEVEL: "warn" },
+    env: { ...process.env, ...cliDatabaseEnv(["--data-dir", dataDir, ...args], {}), CHATD_LOG_LEVEL: "warn" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -158,7 +159,12 @@ describe("the first run: a usable organization and the next steps", function () 
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, "start", "--port", String(port)], {
-      env: { ...process.env, CHATD_LOG_LEVEL: "warn", CHATD_REALM_NAME: "Globe Theatre" },
+      env: {
+        ...process.env,
+        ...cliDatabaseEnv(["--data-dir", dataDir, "start", "--port", String(port)], {}),
+        CHATD_LOG_LEVEL: "warn",
+        CHATD_REALM_NAME: "Globe Theatre",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";

@@ -1,3 +1,4 @@
+import { cliDatabaseEnv } from "../helpers/postgres.js";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,7 +23,12 @@ describe("the chatd CLI: message send and topic delete", function () {
   const chatd = (args: string[], input?: string, env: Record<string, string> = {}) => {
     const result = spawnSync(process.execPath, [BIN, "--data-dir", dataDir, ...args], {
       encoding: "utf8",
-      env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...env },
+      env: {
+        ...process.env,
+        ...cliDatabaseEnv(["--data-dir", dataDir, ...args], env),
+        CHATD_LOG_LEVEL: "warn",
+        ...env,
+      },
       input,
     });
     return { code: result.status, stdout: result.stdout, stderr: result.stderr };

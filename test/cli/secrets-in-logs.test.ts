@@ -1,9 +1,9 @@
+import { dataDirConfig } from "../helpers/postgres.js";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { testConfig } from "../../src/config.js";
 import { createKnex } from "../../src/db/knex.js";
 import { Client, expectSuccess, type ApiResponse } from "../helpers/client.js";
 import { OWNER, initDataDir, startServerProcess, type ServerProcess } from "../helpers/cli.js";
@@ -94,7 +94,7 @@ describe("secrets in logs", function () {
     expect(code).to.equal(0);
 
     // What the database stores: password hashes and API key digests (and their parts).
-    const knex = createKnex(testConfig(dataDir));
+    const knex = createKnex(dataDirConfig(dataDir));
     try {
       for (const row of await knex("users").whereNotNull("password_hash").select("password_hash")) {
         const hash = (row as { password_hash: string }).password_hash;

@@ -1,3 +1,4 @@
+import { cliDatabaseEnv } from "../helpers/postgres.js";
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -28,7 +29,7 @@ function expectCleanFailure(res: CliResult, message: RegExp): void {
 function serverCommand(args: string[], env: NodeJS.ProcessEnv = {}, uid?: number): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...env },
+      env: { ...process.env, ...cliDatabaseEnv([...args], env), CHATD_LOG_LEVEL: "warn", ...env },
       stdio: ["ignore", "pipe", "pipe"],
       ...(uid === undefined ? {} : { uid, gid: uid }),
     });

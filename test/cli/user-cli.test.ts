@@ -1,3 +1,4 @@
+import { cliDatabaseEnv } from "../helpers/postgres.js";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +20,11 @@ describe("the chatd CLI: user administration", function () {
   const chatd = (...args: string[]) => {
     const result = spawnSync(process.execPath, [BIN, "--data-dir", dataDir, ...args], {
       encoding: "utf8",
-      env: { ...process.env, CHATD_LOG_LEVEL: "warn" },
+      env: {
+        ...process.env,
+        ...cliDatabaseEnv(["--data-dir", dataDir, ...args], {}),
+        CHATD_LOG_LEVEL: "warn",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     return { code: result.status, stdout: result.stdout, stderr: result.stderr };

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cliDatabaseEnv } from "./postgres.js";
 
 /** Running bin/chatd as a separate process, as an operator would. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -10,7 +11,7 @@ export const BIN = join(ROOT, "bin", "chatd");
 export function runChatd(args: string[], env: NodeJS.ProcessEnv = {}) {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     encoding: "utf8",
-    env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...env },
+    env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...cliDatabaseEnv(args, env), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -39,7 +40,7 @@ export function initRealm(dataDir: string): { email: string; api_key: string } {
 
 export function spawnServe(dataDir: string, port: number, env: NodeJS.ProcessEnv = {}): ChildProcess {
   return spawn(process.execPath, [BIN, "--data-dir", dataDir, "serve", "--port", String(port)], {
-    env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...env },
+    env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...cliDatabaseEnv(["--data-dir", dataDir], env), ...env },
     stdio: "ignore",
   });
 }

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from "node:chi
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cliDatabaseEnv } from "./postgres.js";
 
 /** Running the built `chatd` command as a separate process, as an operator would. */
 
@@ -22,8 +23,13 @@ export interface ChatdOptions {
   gid?: number;
 }
 
-const spawnOptions = (options: ChatdOptions): SpawnOptions => ({
-  env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...options.env },
+const spawnOptions = (options: ChatdOptions, args: readonly string[]): SpawnOptions => ({
+  env: {
+    ...process.env,
+    CHATD_LOG_LEVEL: "warn",
+    ...cliDatabaseEnv(args, options.env, options.cwd),
+    ...options.env,
+  },
   cwd: options.cwd,
   uid: options.uid,
   gid: options.gid,
@@ -31,14 +37,17 @@ const spawnOptions = (options: ChatdOptions): SpawnOptions => ({
 });
 
 export function chatdSync(args: string[], options: ChatdOptions = {}): CliResult {
-  const result = spawnSync(process.execPath, [BIN, ...args], { ...spawnOptions(options), encoding: "utf8" });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    ...spawnOptions(options, args),
+    encoding: "utf8",
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** The same, without blocking the test process (which may be driving a server meanwhile). */
 export function chatd(args: string[], options: ChatdOptions = {}): Promise<CliResult> {
   return new Promise((resolveResult, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], spawnOptions(options));
+    const child = spawn(process.execPath, [BIN, ...args], spawnOptions(options, args));
     let stdout = "";
     let stderr = "";
     child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -116,7 +125,13 @@ export async function startServerProcess(
     process.execPath,
     [BIN, "--data-dir", dataDir, "serve", "--port", String(port), ...(options.args ?? [])],
     {
-      env: { ...process.env, CHATD_LOG_LEVEL: "warn", CHATD_RATE_LIMITING: "false", ...options.env },
+      env: {
+        ...process.env,
+        CHATD_LOG_LEVEL: "warn",
+        CHATD_RATE_LIMITING: "false",
+        ...cliDatabaseEnv(["--data-dir", dataDir], options.env),
+        ...options.env,
+      },
       stdio: ["ignore", "ignore", "pipe"],
     },
   );

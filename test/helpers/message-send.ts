@@ -1,3 +1,6 @@
+import { isPostgres } from "../../src/db/dialect.js";
+import { toTsQuery } from "../../src/db/search-postgres.js";
+import { tokenize } from "../../src/db/search-tokens.js";
 import { flagNames } from "../../src/lib/message-flags.js";
 import { expectSuccess, type ApiResponse, type Params } from "./client.js";
 import type { TestUser } from "./factories.js";
@@ -90,8 +93,20 @@ export async function flagBits(server: TestServer, messageId: number): Promise<M
   return new Map(rows.map((r) => [r.user_id, r.flags]));
 }
 
-/** The message IDs the full-text index finds for an FTS5 query. */
+/**
+ * The message IDs the full-text index finds for an FTS5 query (words, or `topic:word`).
+ * On PostgreSQL the same query is translated for its tsvector index.
+ */
 export async function searchIndex(server: TestServer, query: string): Promise<number[]> {
+  if (isPostgres(server.app.knex)) {
+    const topicOnly = query.startsWith("topic:");
+    const terms = tokenize(topicOnly ? query.slice("topic:".length) : query).map((w) => [w]);
+    const ids = await server.app
+      .knex("message_search")
+      .whereRaw("document @@ ?::tsquery", [toTsQuery(terms, { topicOnly })])
+      .pluck<number[]>("message_id");
+    return ids.sort((a, b) => a - b);
+  }
   const rows = await server.app
     .knex("message_search")
     .whereRaw("message_search MATCH ?", [query])

@@ -12,6 +12,7 @@ import { TestClock } from "./clock.js";
 import { type Client, anonymousClient } from "./client.js";
 import { Factory } from "./factories.js";
 import { templateDatabase, testDbDriver } from "./setup.js";
+import { databaseForServer, onPostgres, releaseDataDir } from "./postgres.js";
 
 export const TEST_HOST = "chatd.test";
 
@@ -45,6 +46,7 @@ export async function startTestServer(
   options: { dataDir?: string; keepDataDir?: boolean; clock?: TestClock; logger?: Logger } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "chatd-test-"));
+  const database = onPostgres() && !overrides.database_url ? await databaseForServer(dataDir) : "";
   const config = testConfig(dataDir, {
     external_url: `http://${TEST_HOST}`,
     log_level: "silent",
@@ -52,9 +54,10 @@ export async function startTestServer(
     db_driver: testDbDriver(),
     // Tests of rate limits turn them on; the rest of the suite sends far more than a client would.
     rate_limiting: false,
+    database_url: database,
     ...overrides,
   });
-  if (!options.dataDir) copyFileSync(templateDatabase(), databasePath(config));
+  if (!options.dataDir && !config.database_url) copyFileSync(templateDatabase(), databasePath(config));
   // A restart test may start the server later than the real time (work due meanwhile).
   const clock = options.clock ?? new TestClock();
   const logger = options.logger ?? (process.env.CHATD_TEST_LOG ? createLogger("debug") : silentLogger);
@@ -79,7 +82,9 @@ export async function startTestServer(
     stop,
     async close() {
       await stop();
-      if (!options.keepDataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (options.keepDataDir) return;
+      rmSync(dataDir, { recursive: true, force: true });
+      await releaseDataDir(dataDir);
     },
   };
 }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { testConfig } from "../../src/config.js";
 import { createKnex, databasePath } from "../../src/db/knex.js";
 import { migrateLatest } from "../../src/db/migrate.js";
+import { onPostgres, setUpPostgres, tearDownPostgres } from "./postgres.js";
 
 /**
  * Root hooks: migrate one template database per run; every test server starts from a
@@ -24,6 +25,7 @@ export function templateDatabase(): string {
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
     this.timeout(60_000);
+    if (onPostgres()) return setUpPostgres();
     templateDir = mkdtempSync(join(tmpdir(), "chatd-template-"));
     const knex = createKnex(testConfig(templateDir, { db_driver: testDbDriver() }));
     await migrateLatest(knex);
@@ -31,7 +33,9 @@ export const mochaHooks = {
     await knex.raw("PRAGMA wal_checkpoint(TRUNCATE)");
     await knex.destroy();
   },
-  afterAll() {
+  async afterAll(this: Mocha.Context) {
+    this.timeout(60_000);
+    if (onPostgres()) await tearDownPostgres();
     if (templateDir) rmSync(templateDir, { recursive: true, force: true });
   },
 };

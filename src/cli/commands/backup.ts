@@ -2,13 +2,14 @@ import { closeSync, constants, copyFileSync, existsSync, openSync, rmSync } from
 import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { SETTINGS_FILE_NAME } from "../../config.js";
-import { createKnex } from "../../db/knex.js";
+import { createKnex, usesPostgres } from "../../db/knex.js";
 import { preparePrivateFile, PRIVATE_FILE_MODE } from "../../db/private-files.js";
 import { backupDatabase } from "../../db/sqlite-backup.js";
 import { LocalBlobStore } from "../../lib/storage/local.js";
 import { uploadsDir } from "../../lib/storage/paths.js";
 import { backupBlobs } from "../../lib/uploads/backup.js";
-import { configFor, requireDatabase } from "../context.js";
+import { configFor, requireDatabase, withApp } from "../context.js";
+import { requireRealm } from "../realm.js";
 import { failureWhile } from "../failures.js";
 import { CliError, printJson, printLine } from "../output.js";
 
@@ -34,6 +35,13 @@ export const backupCommand = new Command("backup")
   )
   .action(async (opts: { to: string; json?: boolean }, cmd: Command) => {
     const config = configFor(cmd);
+    if (usesPostgres(config)) {
+      // Without a realm, the same answer as on SQLite: run init first.
+      await withApp(config, requireRealm, { doing: "backing up" });
+      throw new CliError(
+        "the database is on PostgreSQL (database_url): back it up with pg_dump, and copy the data directory's uploads and settings.json",
+      );
+    }
     requireDatabase(config);
     const target = resolve(opts.to);
     const settings = join(config.data_dir, SETTINGS_FILE_NAME);

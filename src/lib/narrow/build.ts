@@ -1,18 +1,18 @@
 import type { Knex } from "knex";
 import { RECIPIENT_TYPE, type ChannelRow } from "../../db/channel-rows.js";
 import { bool, type UserRow } from "../../db/rows.js";
-import { whereMatches } from "../../db/search-sqlite.js";
+import { whereMatches } from "../../db/search.js";
 import { JsonableError } from "../../errors.js";
 import { isGuestRole } from "../../world/roles.js";
 import { canAccessChannelHistory, isPrivate, isWebPublic } from "../../permissions/channel-access.js";
 import { accessibleMessage, type AccessedMessage, type MessageAccessScope } from "../message-access.js";
 import { MESSAGE_FLAG_BITS as FLAG } from "../message-flags.js";
-import { parseSearchQuery, toFtsQuery, type SearchTerms } from "../search.js";
+import { parseSearchQuery, type SearchTerms } from "../search.js";
 import { badNarrow, type NarrowTerm } from "./parse.js";
 
 /**
  * Narrows as SQL (Zulip's NarrowBuilder), in the portable Knex subset; full-text search
- * goes through db/search-sqlite.ts. The query reads `messages as m`, joined to the
+ * goes through db/search.ts. The query reads `messages as m`, joined to the
  * user's `user_messages as um` rows. Visibility: a user sees only messages it has a
  * user_messages row for, except in a channel named by the narrow whose history it may
  * read (Zulip's ok_to_include_history), where all the channel's messages are searched
@@ -409,9 +409,8 @@ export function narrowQuery(
     else qb.where((inner: Knex.QueryBuilder) => apply(inner));
   }
   if (narrow.search) {
-    const fts = toFtsQuery(narrow.search);
-    if (fts === "") qb.whereRaw("1 = 0");
-    else whereMatches(qb, "m.id", fts);
+    if (narrow.search.terms.length === 0) qb.whereRaw("1 = 0");
+    else whereMatches(knex, qb, "m.id", narrow.search.terms);
   }
   return qb;
 }
