@@ -70,10 +70,24 @@ async function notifyOwnerOfMissingChannel(
   await notifyBotOwner(app, bot, realm, content);
 }
 
-/** Zulip's send_rate_limited_pm_notification_to_bot_owner (without its rate limit). */
+/** Zulip's BOT_OWNER_STREAM_ALERT_WAITPERIOD: at most one notice per bot this often. */
+const NOTICE_INTERVAL_MS = 60_000;
+/** When each bot's owner was last told, per server (Zulip keeps it as last_reminder). */
+const lastNotice = new WeakMap<App, Map<number, number>>();
+
+/**
+ * Zulip's send_rate_limited_pm_notification_to_bot_owner: Notification Bot tells the
+ * bot's owner, at most once a minute per bot, so a misconfigured service cannot flood them.
+ */
 export async function notifyBotOwner(app: App, bot: UserRow, realm: RealmSnapshot, content: string) {
   const owner = ownerOf(realm, bot);
   if (!owner) return;
+  let sent = lastNotice.get(app);
+  if (!sent) lastNotice.set(app, (sent = new Map<number, number>()));
+  const now = app.clock.nowMs();
+  const last = sent.get(bot.id);
+  if (last !== undefined && now - last <= NOTICE_INTERVAL_MS) return;
+  sent.set(bot.id, now);
   await app.db.transaction(async (tx) => {
     const sender = await notificationBot(app, tx, realm.id);
     await doSendDirectMessage(app, tx, { sender, recipient: owner, content });

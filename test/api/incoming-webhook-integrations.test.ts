@@ -76,6 +76,30 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
       );
     });
 
+    it("push deleting a branch", async function () {
+      await check(
+        "github",
+        "push__delete_branch.json",
+        "public-repo / feature",
+        "eeshangarg [deleted](https://github.com/eeshangarg/public-repo/compare/2e8cf535fb38...000000000000) the branch feature.",
+        gh("push"),
+      );
+    });
+
+    it("push of a tag", async function () {
+      const payload = JSON.parse(webhookFixture("github", "release.json")) as Record<string, unknown>;
+      const body = JSON.stringify({
+        ref: "refs/tags/abc",
+        created: true,
+        deleted: false,
+        forced: false,
+        commits: [],
+        repository: payload.repository,
+        sender: payload.sender,
+      });
+      await check("github", "", REPO, "baxterthehacker pushed tag abc.", { ...gh("push"), body });
+    });
+
     it("push to a branch the `branches` option leaves out posts nothing", async function () {
       const res = await postWebhook(
         server,

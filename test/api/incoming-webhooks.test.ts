@@ -129,6 +129,7 @@ describe("incoming webhooks: authentication, destination and errors", function (
   });
 
   it("a channel that does not exist: success, nothing posted there, the owner told", async function () {
+    server.clock.advance(61_000);
     const res = await postWebhook(server, `github?api_key=${bot.apiKey}&stream=nowhere`, PING(), GH);
     expect(res.body).to.deep.equal({ result: "success", msg: "" });
     const notice = await lastMessage(server);
@@ -145,6 +146,7 @@ describe("incoming webhooks: authentication, destination and errors", function (
       ["github", "{not json"],
       ["json", ""],
     ] as const) {
+      server.clock.advance(61_000);
       const count = await messageCount(server);
       const res = await postWebhook(server, `${integration}?api_key=${bot.apiKey}&stream=dev`, body, GH);
       expectError(res as never, 400, "Malformed JSON", "INVALID_JSON");
@@ -156,6 +158,16 @@ describe("incoming webhooks: authentication, destination and errors", function (
     expect(notice!.content).to.equal(
       "Hi there! It looks like you tried to set up the Zulip JSON integration,\nbut didn't correctly configure the webhook to send data in the JSON format\nthat this integration expects!",
     );
+  });
+
+  it("tells the owner at most once a minute per bot", async function () {
+    server.clock.advance(61_000);
+    const count = await messageCount(server);
+    for (let i = 0; i < 3; i++) await postWebhook(server, `json?api_key=${bot.apiKey}&stream=dev`, "[");
+    expect(await messageCount(server)).to.equal(count + 1);
+    server.clock.advance(61_000);
+    await postWebhook(server, `json?api_key=${bot.apiKey}&stream=dev`, "[");
+    expect(await messageCount(server)).to.equal(count + 2);
   });
 
   it("an integration chatd does not serve is not found", async function () {
