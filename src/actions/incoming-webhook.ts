@@ -88,8 +88,13 @@ export async function notifyBotOwner(app: App, bot: UserRow, realm: RealmSnapsho
   const last = sent.get(bot.id);
   if (last !== undefined && now - last <= NOTICE_INTERVAL_MS) return;
   sent.set(bot.id, now);
-  await app.db.transaction(async (tx) => {
-    const sender = await notificationBot(app, tx, realm.id);
-    await doSendDirectMessage(app, tx, { sender, recipient: owner, content });
-  });
+  try {
+    await app.db.transaction(async (tx) => {
+      const sender = await notificationBot(app, tx, realm.id);
+      await doSendDirectMessage(app, tx, { sender, recipient: owner, content });
+    });
+  } catch (err) {
+    // A notice that cannot be sent never changes the webhook's own answer.
+    if (!(err instanceof JsonableError)) throw err;
+  }
 }

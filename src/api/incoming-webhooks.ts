@@ -26,17 +26,23 @@ const INVALID_JSON_NOTICE = (webhook: string) =>
   "but didn't correctly configure the webhook to send data in the JSON format\n" +
   "that this integration expects!";
 
+/**
+ * The body, up to `limit` bytes. Past it the rest is drained unread (ending the stream
+ * early would cut the connection before the 413 answer).
+ */
 async function readBody(ctx: Context, limit: number): Promise<string> {
+  const tooLarge = () => new JsonableError("Request body too large", "PAYLOAD_TOO_LARGE", 413);
+  if (Number(ctx.get("content-length") || 0) > limit) {
+    ctx.req.resume();
+    throw tooLarge();
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) {
-      ctx.req.resume();
-      throw new JsonableError("Request body too large", "PAYLOAD_TOO_LARGE", 413);
-    }
-    chunks.push(chunk);
+    if (size <= limit) chunks.push(chunk);
   }
+  if (size > limit) throw tooLarge();
   return Buffer.concat(chunks).toString("utf8");
 }
 
