@@ -36,6 +36,10 @@ export type ErrorCode =
   | "BAD_IMAGE"
   | "REALM_UPLOAD_QUOTA"
   | "METHOD_NOT_ALLOWED"
+  | "INVALID_JSON"
+  | "UNSUPPORTED_WEBHOOK_EVENT_TYPE"
+  | "ANOMALOUS_WEBHOOK_PAYLOAD"
+  | "MISSING_HTTP_EVENT_HEADER"
   | "INTERNAL_SERVER_ERROR";
 
 export class JsonableError extends Error {

@@ -18,6 +18,7 @@ import {
 } from "./channel-folders.js";
 import { deleteQueue, getEvents, register } from "./events.js";
 import { sendMessage } from "./message-send.js";
+import { incomingWebhook } from "./incoming-webhooks.js";
 import { getMessage, getMessages, getMessagesMatchesNarrow, renderMessage } from "./messages.js";
 import { addReaction, removeReaction } from "./reactions.js";
 import { getReadReceipts } from "./read-receipts.js";
@@ -130,6 +131,7 @@ import {
 
 /** Every endpoint the server serves under /api/v1. */
 export const ENDPOINTS: readonly Endpoint[] = [
+  incomingWebhook,
   // core
   getServerSettings,
   fetchApiKey,

@@ -46,6 +46,20 @@ export async function authenticate(
   if (colon < 0) throw unauthorized("Invalid authorization header for basic auth");
   const email = decoded.slice(0, colon).trim();
   const apiKey = decoded.slice(colon + 1).trim();
+  return authenticateApiKey(app, apiKey, email, options);
+}
+
+/**
+ * An API key's active user, and their realm; with `email`, the key must be that user's
+ * (Basic auth). Incoming-webhook URLs pass the key alone, as Zulip's `api_key` parameter.
+ */
+export async function authenticateApiKey(
+  app: App,
+  rawApiKey: string,
+  email: string | null,
+  options: AuthenticateOptions = {},
+): Promise<Authenticated> {
+  const apiKey = rawApiKey.trim();
   if (!hasApiKeyFormat(apiKey)) throw invalidApiKey("Malformed API key");
 
   const keyHash = hashApiKey(apiKey);
@@ -61,7 +75,7 @@ export async function authenticate(
     realm = await app.realms.get(app.knex, owner.realmId);
     user = realm.user(owner.userId);
   }
-  if (!user || !emailMatches(app, user, email)) throw invalidApiKey();
+  if (!user || (email !== null && !emailMatches(app, user, email))) throw invalidApiKey();
   if (bool(realm.realm.deactivated)) throw realmDeactivated();
   if (!bool(user.is_active)) throw userDeactivated();
   if (isIncomingWebhookBot(user) && !options.allowIncomingWebhookBots) throw notForIncomingWebhookBots();

@@ -161,8 +161,13 @@ async function authenticateCounted(
   ctx: Context,
   options: Parameters<typeof authenticate>[2],
 ): ReturnType<typeof authenticate> {
+  return countingFailures(app, ctx, () => authenticate(app, ctx.get("authorization") || undefined, options));
+}
+
+/** Runs an authentication; its failure counts against the client IP (see above). */
+export async function countingFailures<T>(app: App, ctx: Context, auth: () => Promise<T>): Promise<T> {
   try {
-    return await authenticate(app, ctx.get("authorization") || undefined, options);
+    return await auth();
   } catch (err) {
     if (err instanceof JsonableError) ctx.set(app.rateLimits.enforce("api_by_ip", clientIp(app.config, ctx)));
     throw err;

@@ -1,3 +1,4 @@
+import { fetchIncomingWebhookBotsState } from "./incoming-webhook-bots.js";
 import { fetchDevicesState } from "./client-devices.js";
 import { fetchAlertWordsState } from "./alert-words.js";
 import { fetchCustomProfileFieldsState } from "./custom-profile-fields.js";
@@ -29,7 +30,6 @@ import {
   fetchDefaultStreamGroupsState,
   fetchEmbeddedBotsState,
   fetchGiphyState,
-  fetchIncomingWebhookBotsState,
   fetchOnboardingStepsState,
   fetchPushDevicesState,
   fetchRealmBillingState,
@@ -80,6 +80,7 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   muted_topics: fetchMutedTopicsState,
   muted_users: fetchMutedUsersState,
   alert_words: fetchAlertWordsState,
+  realm_incoming_webhook_bots: fetchIncomingWebhookBotsState,
   // Features chatd does not have yet: their empty state (queries/unbuilt-features.ts).
   realm_emoji: fetchRealmEmojiState,
   realm_linkifiers: fetchRealmLinkifiersState,
@@ -88,7 +89,6 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   realm_domains: fetchRealmDomainsState,
   default_stream_groups: fetchDefaultStreamGroupsState,
   realm_embedded_bots: fetchEmbeddedBotsState,
-  realm_incoming_webhook_bots: fetchIncomingWebhookBotsState,
   onboarding_steps: fetchOnboardingStepsState,
   video_calls: fetchVideoCallsState,
   giphy: fetchGiphyState,

@@ -17,9 +17,8 @@ export const fetchRealmDomainsState = constant({ realm_domains: [] });
 /** Default channel groups (none can be created yet; guests never see any). */
 export const fetchDefaultStreamGroupsState = constant({ realm_default_stream_groups: [] });
 
-/** Bot types this server runs itself, and incoming webhook integrations: chatd has none. */
+/** Bot types this server runs itself: chatd has none. */
 export const fetchEmbeddedBotsState = constant({ realm_embedded_bots: [] });
-export const fetchIncomingWebhookBotsState = constant({ realm_incoming_webhook_bots: [] });
 
 /** Onboarding hints are for Zulip's own web app; chatd shows none and has no tour video. */
 export const fetchOnboardingStepsState = constant({ onboarding_steps: [], navigation_tour_video_url: null });

@@ -186,7 +186,6 @@ describe("POST /register is complete", function () {
         "realm_domains",
         "realm_default_stream_groups",
         "realm_embedded_bots",
-        "realm_incoming_webhook_bots",
         "drafts",
         "scheduled_messages",
         "reminders",
@@ -195,6 +194,14 @@ describe("POST /register is complete", function () {
       ])
         expect(full[key], key).to.deep.equal([]);
       expect(full.realm_billing).to.deep.equal({ has_pending_sponsorship_request: false });
+      // Incoming webhooks are built: test/api/incoming-webhooks.test.ts checks their description.
+      expect((full.realm_incoming_webhook_bots as Array<{ name: string }>).map((i) => i.name)).to.deep.equal([
+        "alertmanager",
+        "github",
+        "gitlab",
+        "json",
+        "slack_incoming",
+      ]);
     });
 
     it("derives the deprecated *_policy settings from the group settings, as Zulip", async function () {
