@@ -5,7 +5,7 @@ import { realmUrl } from "../config.js";
 import type { Logger } from "../logger.js";
 import { closeApp, createApp, dropAllCaches, startEvents } from "../server/create-app.js";
 import { listen, type RunningServer } from "../server/listen.js";
-import { CliFailure } from "./output.js";
+import { CliError, CliFailure } from "./output.js";
 
 /**
  * `serve --workers N`: N processes on one port (node:cluster; the primary accepts and
@@ -19,6 +19,22 @@ type WorkerMessage = { type: "listening"; port: number } | { type: "failed"; mes
 type PrimaryMessage = { type: "drop-caches" };
 
 const INDEX_ENV = "CHATD_WORKER_INDEX";
+/** Runs several workers over SQLite anyway (measured no gain on 2 cores; the tests use it). */
+export const SQLITE_WORKERS_ENV = "CHATD_SQLITE_WORKERS";
+
+/**
+ * Several workers over SQLite are refused unless asked for: SQLite has one writer, and on
+ * the 2-core machine we measured, two workers served fewer sends and reads than one (README,
+ * "Several workers"). The PostgreSQL backend (database_url) is where several processes pay.
+ */
+export function refuseSqliteWorkers(workers: number): void {
+  if (workers > 1 && process.env[SQLITE_WORKERS_ENV] !== "1") {
+    throw new CliError(
+      `--workers ${workers} is refused on SQLite: with its single writer, more processes served fewer requests than one ` +
+        `(see README, "Several workers"); run one process, or set ${SQLITE_WORKERS_ENV}=1 to run them anyway`,
+    );
+  }
+}
 
 export const isClusterWorker = () => cluster.isWorker;
 

@@ -8,7 +8,7 @@ import { listen, type RunningServer } from "../server/listen.js";
 import { prepareDataDir } from "./context.js";
 import { failureWhile } from "./failures.js";
 import { CliFailure } from "./output.js";
-import { isClusterWorker, runPrimary, runWorker } from "./cluster.js";
+import { isClusterWorker, refuseSqliteWorkers, runPrimary, runWorker } from "./cluster.js";
 
 /**
  * Runs the server: prepares the data directory, takes the server lock, opens the
@@ -24,6 +24,7 @@ export async function runServer(
   // A cluster worker: the primary below has locked, migrated and prepared.
   if (isClusterWorker())
     return runWorker(config, createLogger(config.log_level), (err) => listenFailure(config, err));
+  refuseSqliteWorkers(workers);
   prepareDataDir(config);
   let lock;
   try {

@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
@@ -30,6 +30,34 @@ async function nextEvents(client: PinnedClient, queueId: string, lastEventId: nu
   }
   throw new Error("no event arrived");
 }
+
+describe("chatd serve --workers on SQLite", function () {
+  this.timeout(60_000);
+
+  it("is refused with the reason and the way round it, having started nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "chatd-workers-"));
+    try {
+      const port = await freePort();
+      const result = runChatd(["--data-dir", dir, "serve", "--port", String(port), "--workers", "2"], {
+        CHATD_SQLITE_WORKERS: "",
+      });
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.include("--workers 2 is refused on SQLite");
+      expect(result.stderr).to.include("CHATD_SQLITE_WORKERS=1");
+      expect(readdirSync(dir)).to.deep.equal([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a --workers that is not a whole number from 1 to 64", () => {
+    for (const bad of ["0", "65", "two", "1.5"]) {
+      const result = runChatd(["serve", "--workers", bad]);
+      expect(result.code, bad).to.equal(1);
+      expect(result.stderr).to.include("--workers must be a whole number from 1 to 64");
+    }
+  });
+});
 
 describe("chatd serve --workers 2: events and queues across processes", function () {
   this.timeout(120_000);

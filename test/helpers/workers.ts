@@ -14,7 +14,11 @@ export function spawnWorkers(
   return spawn(
     process.execPath,
     [BIN, "--data-dir", dataDir, "serve", "--port", String(port), "--workers", String(workers)],
-    { env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "ignore", "pipe"] },
+    {
+      // Several workers over SQLite are refused unless asked for (README, "Several workers").
+      env: { ...process.env, CHATD_LOG_LEVEL: "warn", CHATD_SQLITE_WORKERS: "1", ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
   );
 }
 
