@@ -15,6 +15,7 @@ import * as botConfigData from "./20261125000300_bot_config_data.js";
 import * as attachments from "./20261125010000_attachments.js";
 import * as outgoingWebhookDeliveries from "./20261126000000_outgoing_webhook_deliveries.js";
 import * as realmPlaygrounds from "./20261126010000_realm_playgrounds.js";
+import * as eventLog from "./20261127000000_event_log.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -39,4 +40,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261125010000_attachments", attachments],
   ["20261126000000_outgoing_webhook_deliveries", outgoingWebhookDeliveries],
   ["20261126010000_realm_playgrounds", realmPlaygrounds],
+  ["20261127000000_event_log", eventLog],
 ];

@@ -25,6 +25,7 @@ export interface Config {
   readonly idle_queue_timeout_secs: number;
   readonly queue_gc_interval_secs: number;
   readonly external_change_poll_ms: number;
+  readonly worker_event_poll_ms: number;
   readonly delete_topic_batch_size: number;
   readonly delete_topic_time_budget_ms: number;
   readonly max_queue_events: number;
@@ -145,6 +146,13 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     max: 60000,
     description:
       "How often the server checks for writes by admin commands (to refresh caches and publish their events).",
+  },
+  worker_event_poll_ms: {
+    kind: "int",
+    min: 1,
+    max: 1000,
+    description:
+      "With several workers (serve --workers N): how often each worker checks the event log for commits of the others (added delivery latency).",
   },
   queue_gc_interval_secs: {
     kind: "int",

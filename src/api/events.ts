@@ -96,6 +96,7 @@ export const register = defineEndpoint({
     // The state is read and the queue created with no commit in between: each change is
     // either in the state or, as an event, in the queue; never both, never neither.
     return app.db.consistentRead(async (knex) => {
+      await app.events.prepareRegister();
       const snapshot = await app.realms.get(knex, realm.id);
       // The user as this read sees them: a change committed since authentication is in
       // the state, not in the queue.
@@ -113,6 +114,7 @@ export const register = defineEndpoint({
         params.fetch_event_types ?? params.event_types ?? null,
       );
       const queue = app.events.createQueue(user.id, user.realm_id, options);
+      await app.events.persist(queue);
       return {
         queue_id: queue.id,
         last_event_id: queue.lastEventId,
@@ -136,7 +138,7 @@ export const getEvents = defineEndpoint({
     dont_block: p.bool().default(false),
   },
   async handler({ app, user, params, request }) {
-    const queue = app.events.getQueue(params.queue_id, user.id);
+    const queue = await app.events.openQueue(params.queue_id, user.id);
     const events = await app.events.poll(queue, params.last_event_id, params.dont_block, request.signal);
     return { events: events.map(({ id, event }) => ({ ...event, id })), queue_id: queue.id };
   },
@@ -147,8 +149,8 @@ export const deleteQueue = defineEndpoint({
   path: "/events",
   auth: "user",
   params: { queue_id: p.str() },
-  handler({ app, user, params }) {
-    app.events.deleteQueue(app.events.getQueue(params.queue_id, user.id));
-    return Promise.resolve({});
+  async handler({ app, user, params }) {
+    await app.events.removeQueue(await app.events.openQueue(params.queue_id, user.id));
+    return {};
   },
 });

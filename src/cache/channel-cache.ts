@@ -57,7 +57,11 @@ export class ChannelCache {
     return loadChannelSnapshot(knex, realmId, this.clock.nowMs());
   }
 
+  /** Told of each invalidation (several server processes pass them on: events/log-tail.ts). */
+  onInvalidate: ((cache: "channels", realmId: number) => void) | null = null;
+
   invalidate(realmId: number): void {
+    this.onInvalidate?.("channels", realmId);
     this.generations.set(realmId, (this.generations.get(realmId) ?? 0) + 1);
     this.entries.delete(realmId);
   }

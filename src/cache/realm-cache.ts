@@ -42,7 +42,11 @@ export class RealmCache {
     return loading;
   }
 
+  /** Told of each invalidation (several server processes pass them on: events/log-tail.ts). */
+  onInvalidate: ((cache: "realms" | "apiKeys", realmId: number) => void) | null = null;
+
   invalidate(realmId: number): void {
+    this.onInvalidate?.("realms", realmId);
     this.generations.set(realmId, (this.generations.get(realmId) ?? 0) + 1);
     this.snapshots.delete(realmId);
   }
@@ -76,6 +80,7 @@ export class RealmCache {
   }
 
   invalidateApiKeys(): void {
+    this.onInvalidate?.("apiKeys", 0);
     this.keyGeneration++;
     this.keyIndex = null;
   }

@@ -8,6 +8,7 @@ import { listen, type RunningServer } from "../server/listen.js";
 import { prepareDataDir } from "./context.js";
 import { failureWhile } from "./failures.js";
 import { CliFailure } from "./output.js";
+import { isClusterWorker, refuseSqliteWorkers, runPrimary, runWorker } from "./cluster.js";
 
 /**
  * Runs the server: prepares the data directory, takes the server lock, opens the
@@ -15,7 +16,15 @@ import { CliFailure } from "./output.js";
  * serves until a signal. A failure at any step closes what the steps before opened,
  * so the process exits with one clear message instead of hanging.
  */
-export async function runServer(config: Config, prepare: (app: App) => Promise<void>): Promise<void> {
+export async function runServer(
+  config: Config,
+  prepare: (app: App) => Promise<void>,
+  workers = 1,
+): Promise<void> {
+  // A cluster worker: the primary below has locked, migrated and prepared.
+  if (isClusterWorker())
+    return runWorker(config, createLogger(config.log_level), (err) => listenFailure(config, err));
+  refuseSqliteWorkers(workers);
   prepareDataDir(config);
   let lock;
   try {
@@ -48,6 +57,11 @@ export async function runServer(config: Config, prepare: (app: App) => Promise<v
     } catch (err) {
       await closeApp(app);
       throw err;
+    }
+    if (workers > 1) {
+      await closeApp(app);
+      await runPrimary(config, workers, app.logger);
+      return;
     }
     await serveUntilSignal(app);
   } finally {

@@ -6,6 +6,7 @@ import type { ChatEvent, EventRecipients } from "../events/types.js";
 import { writeOutbox, type PendingEvent } from "./outbox.js";
 import { isPostgres } from "./dialect.js";
 import { notifyExternalChange } from "./pg-change-watch.js";
+import { appendEvents, appendInvalidations } from "./event-log.js";
 
 /** Where committed events go (the event hub), kept abstract to avoid an import cycle. */
 export interface EventSink {
@@ -21,6 +22,20 @@ export interface Tx {
   sendEventOnCommit(realmId: number, event: ChatEvent, recipients: EventRecipients): void;
   /** Runs after commit, before events are published (cache invalidation). */
   afterCommit(fn: () => void): void;
+}
+
+/**
+ * Several server processes (`serve --workers N`): a transaction writes its events to the
+ * event log (db/event-log.ts) instead of publishing them, and every process, this one
+ * included, publishes them from the log in commit order (events/log-tail.ts).
+ */
+export interface EventLogHooks {
+  /** This process in the log's `origin` column. */
+  readonly origin: string;
+  /** Inside the write lock, after a commit: runs its hooks, then applies the log's new entries. Never rejects. */
+  afterCommit(runHooks: () => void): Promise<void>;
+  /** Inside the write lock: logs and applies an ephemeral event. Never rejects. */
+  publish(event: PendingEvent): Promise<void>;
 }
 
 export interface BusyRetry {
@@ -49,6 +64,8 @@ export class Db {
     private readonly outbox = false,
     /** How often a transaction that could not get the write lock in time starts over. */
     private readonly busyRetry: BusyRetry = { retries: 0 },
+    /** Publish through the event log (several server processes); null: directly. */
+    private readonly log: EventLogHooks | null = null,
   ) {}
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -82,11 +99,18 @@ export class Db {
         afterCommit: (hook) => void hooks.push(hook),
       });
       if (this.outbox && events.length > 0) await writeOutbox(trx, events, now);
-      // A server notices an admin command's commit through PRAGMA data_version on SQLite;
-      // on PostgreSQL this notification, delivered when the transaction commits.
-      if (this.outbox && isPostgres(trx)) await notifyExternalChange(trx);
+      // Servers cannot tell what an admin command's hooks dropped: they drop every cache.
+      if (this.outbox && hooks.length > 0) await appendInvalidations(trx, [["*"]], "command", now);
+      if (this.log) await appendEvents(trx, events, this.log.origin, now);
+      // Other processes notice an admin command's or a worker's commit through PRAGMA
+      // data_version on SQLite; on PostgreSQL this notification, delivered at commit.
+      if ((this.outbox || this.log) && isPostgres(trx)) await notifyExternalChange(trx);
       return value;
     });
+    if (this.log) {
+      await this.log.afterCommit(() => hooks.forEach((hook) => hook()));
+      return result;
+    }
     for (const hook of hooks) hook();
     if (this.outbox) return result;
     for (const [realmId, event, recipients] of events) this.sink.send(realmId, event, recipients);
@@ -101,7 +125,10 @@ export class Db {
    * to the outbox serves no queues, so there the event reaches nobody and is dropped.
    */
   publish(realmId: number, event: ChatEvent, recipients: EventRecipients): void {
-    if (!this.outbox) this.sink.send(realmId, event, recipients);
+    const log = this.log;
+    // Through the log, the event reaches the queues of every process, between two commits.
+    if (log) void this.writeLock.run(() => log.publish([realmId, event, recipients]));
+    else if (!this.outbox) this.sink.send(realmId, event, recipients);
   }
 
   /**

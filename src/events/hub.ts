@@ -37,6 +37,27 @@ function leastRecentlyPolled(queues: Iterable<EventQueue>): EventQueue {
   return stalest!;
 }
 
+/**
+ * Several server processes (`serve --workers N`): every process applies the same event
+ * log in the same order, so each holds an identical copy of any queue it has loaded; a
+ * queue's registration and resume point are stored (events/queue-store.ts), so any
+ * process can load any queue. Implemented by events/replication.ts.
+ */
+export interface QueueReplica {
+  /** Applies the log's newest entries (takes the write lock). */
+  catchUp(): Promise<void>;
+  /** The same, inside the write lock (register's consistent read). */
+  catchUpLocked(): Promise<void>;
+  /** Stores a new queue, which starts after the last applied log entry. */
+  save(queue: EventQueue): Promise<void>;
+  /** Loads a queue another process registered, replayed from the log; null if it is gone. */
+  load(queueId: string): Promise<EventQueue | null>;
+  /** Deletes a queue everywhere. */
+  remove(queue: EventQueue): Promise<void>;
+  /** The client polled (its acknowledgement is stored soon). */
+  touched(queue: EventQueue): void;
+}
+
 export interface HubSettings {
   heartbeatMs: number;
   gcIntervalMs: number;
@@ -63,6 +84,9 @@ export class EventHub implements EventSink {
   private totalEvents = 0;
   private gcTimer: NodeJS.Timeout | null = null;
   private stopped = false;
+  private replica: QueueReplica | null = null;
+  /** The event log entry being applied (several processes), which tags queued events. */
+  private applying: { logId: number } | null = null;
 
   constructor(
     private readonly settings: HubSettings,
@@ -93,11 +117,110 @@ export class EventHub implements EventSink {
     return this.totalEvents;
   }
 
+  /** Several processes: queues are copies kept in step by the event log. */
+  replicate(replica: QueueReplica): void {
+    this.replica = replica;
+  }
+
+  get replicated(): boolean {
+    return this.replica !== null;
+  }
+
   createQueue(userId: number, realmId: number, options: QueueOptions): EventQueue {
     const id = `${Math.floor(this.clock.nowMs() / 1000)}:${randomBytes(6).toString("hex")}`;
     const queue = new EventQueue(id, userId, realmId, options, this.clock.nowMs());
+    queue.volatileHeartbeats = this.replica !== null;
     this.add(queue);
     return queue;
+  }
+
+  /** Register, inside its consistent read, before reading the state: every process's commits so far are applied. */
+  async prepareRegister(): Promise<void> {
+    await this.replica?.catchUpLocked();
+  }
+
+  /** This process's copy of a queue, if it has one. */
+  localQueue(queueId: string): EventQueue | undefined {
+    return this.queues.get(queueId);
+  }
+
+  get maxQueueEvents(): number {
+    return this.settings.maxQueueEvents;
+  }
+
+  /** Stores a queue just created, so that every process can serve it (several processes). */
+  async persist(queue: EventQueue): Promise<void> {
+    await this.replica?.save(queue);
+  }
+
+  /** The caller's queue, loaded from the store if another process registered it. */
+  async openQueue(queueId: string, userId: number): Promise<EventQueue> {
+    if (!this.replica) return this.getQueue(queueId, userId);
+    // A poll sees every commit made before it, on any process (a deletion, an event the
+    // client got elsewhere and now acknowledges): one indexed read of the log.
+    await this.replica.catchUp();
+    if (this.queues.has(queueId)) return this.getQueue(queueId, userId);
+    const loaded = await this.replica.load(queueId);
+    if (!loaded || loaded.userId !== userId) throw badEventQueueId(queueId);
+    return loaded;
+  }
+
+  /** DELETE /events: the queue, on every process. */
+  async removeQueue(queue: EventQueue): Promise<void> {
+    this.deleteQueue(queue);
+    await this.replica?.remove(queue);
+  }
+
+  /** A copy of a stored queue, before its replay; its heartbeats take no event ID. */
+  copyQueue(id: string, userId: number, realmId: number, options: QueueOptions): EventQueue {
+    const queue = new EventQueue(id, userId, realmId, options, this.clock.nowMs());
+    queue.volatileHeartbeats = true;
+    return queue;
+  }
+
+  /** Adds a copy built by `copyQueue` and replayed by `replayInto`. */
+  adopt(queue: EventQueue): void {
+    this.add(queue);
+  }
+
+  /** Applies one event log entry's event, as `send`, tagging what it queues with the entry. */
+  sendLogged(logId: number, realmId: number, event: ChatEvent, recipients: EventRecipients): void {
+    this.applying = { logId };
+    try {
+      this.send(realmId, event, recipients);
+    } finally {
+      this.applying = null;
+    }
+  }
+
+  /**
+   * Replays one logged event into one queue being loaded, as `send` would have delivered
+   * it. Returns false when the event ends the queue (its user was deactivated).
+   */
+  replayInto(
+    queue: EventQueue,
+    logId: number,
+    realmId: number,
+    event: ChatEvent,
+    recipients: EventRecipients,
+  ): boolean {
+    if (deactivatedUserId(event) === queue.userId) return false;
+    if (queue.realmId !== realmId) return true;
+    const perUser =
+      recipients instanceof Map ? (recipients as ReadonlyMap<number, Record<string, unknown>>) : null;
+    const isRecipient = perUser
+      ? perUser.has(queue.userId)
+      : [...(recipients as Iterable<number>)].includes(queue.userId);
+    this.applying = { logId };
+    try {
+      if (isRecipient) this.deliverTo(queue, event, perUser?.get(queue.userId));
+      else if (event.type === "message" && event._hints.publicChannel && queue.options.allPublicStreams) {
+        this.deliverTo(queue, event, undefined);
+      }
+    } finally {
+      this.applying = null;
+    }
+    return true;
   }
 
   /** The caller's queue, or BAD_EVENT_QUEUE_ID (also for another user's queue). */
@@ -151,6 +274,16 @@ export class EventHub implements EventSink {
 
   /** One event to one queue: its type filter, its flavour, its narrow; overflow drops it. */
   private deliver(queue: EventQueue, event: ChatEvent, extra: Record<string, unknown> | undefined): void {
+    this.deliverTo(queue, event, extra);
+    if (queue.events.length > this.settings.maxQueueEvents) {
+      // Several processes: only this copy goes; a poll reloads it, or finds it expired.
+      this.logger.warn(`event queue ${queue.id} overflowed; dropping it`);
+      this.deleteQueue(queue);
+    }
+    if (this.totalEvents > this.settings.maxTotalEvents) this.dropFullestQueues();
+  }
+
+  private deliverTo(queue: EventQueue, event: ChatEvent, extra: Record<string, unknown> | undefined): void {
     const types = queue.options.eventTypes;
     const wanted = (type: string) => types === null || types.includes(type);
     if (!wanted(event.type) && !(ALSO_DELIVERED_AS[event.type] ?? []).some(wanted)) return;
@@ -161,16 +294,12 @@ export class EventHub implements EventSink {
       extra,
     });
     if (shaped === null) return;
+    const from = this.applying ? { logId: this.applying.logId, entryStart: queue.nextEventId } : undefined;
     for (const one of Array.isArray(shaped) ? shaped : [shaped]) {
       if (!wanted(one.type)) continue;
       if (one.type === "message" && !acceptsMessage(queue, one)) continue;
-      queue.push(one);
+      queue.push(one, from);
     }
-    if (queue.events.length > this.settings.maxQueueEvents) {
-      this.logger.warn(`event queue ${queue.id} overflowed; dropping it`);
-      this.deleteQueue(queue);
-    }
-    if (this.totalEvents > this.settings.maxTotalEvents) this.dropFullestQueues();
   }
 
   /**
@@ -198,6 +327,7 @@ export class EventHub implements EventSink {
   ): Promise<QueuedEvent[]> {
     queue.lastAccessMs = this.clock.nowMs();
     if (lastEventId !== undefined) queue.acknowledge(lastEventId);
+    this.replica?.touched(queue);
     if (queue.events.length > 0 || dontBlock || this.stopped) return queue.events.slice();
     const onAbort = () => queue.finishWait([]);
     signal?.addEventListener("abort", onAbort, { once: true });

@@ -1,3 +1,4 @@
+import type { Knex } from "knex";
 import type { Db } from "../db/tx.js";
 import type { ChatEvent, EventRecipients } from "./types.js";
 
@@ -28,4 +29,10 @@ export function drainOutbox(db: Db): Promise<number> {
     }
     return rows.length;
   });
+}
+
+/** Drains the outbox when it holds anything: a read first, so a quiet outbox costs no write. */
+export async function drainOutboxIfAny(db: Db, reader: Knex): Promise<number> {
+  const waiting = await reader("event_outbox").first<{ id: number } | undefined>("id");
+  return waiting ? drainOutbox(db) : 0;
 }

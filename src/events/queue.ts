@@ -4,6 +4,15 @@ import type { QueueOptions, WireEvent } from "./types.js";
 export interface QueuedEvent {
   readonly id: number;
   readonly event: WireEvent;
+  /** Several processes: the event log entry it came from, and that entry's first event ID here. */
+  readonly logId?: number;
+  readonly entryStart?: number;
+}
+
+/** Where a copy of a queue resumes: replaying the log after `logId`, numbering from `eventId`. */
+export interface ResumePoint {
+  logId: number;
+  eventId: number;
 }
 
 /** What a parked long-poll is waiting with; resolved once, by events or a heartbeat. */
@@ -32,6 +41,11 @@ export class EventQueue {
   lastAccessMs: number;
   /** Told how many events were added (positive) or pruned (negative): the hub's total. */
   onResize: ((delta: number) => void) | null = null;
+  /**
+   * Several processes: a heartbeat takes no event ID (it answers the poll, ID = the last
+   * event's, and is not queued), so every process's copy numbers events alike.
+   */
+  volatileHeartbeats = false;
   private waiter: Waiter | null = null;
   private wakeScheduled = false;
 
@@ -53,8 +67,12 @@ export class EventQueue {
     return this.waiter !== null;
   }
 
-  push(event: WireEvent): void {
-    this.events.push({ id: this.nextEventId++, event });
+  push(event: WireEvent, from?: { logId: number; entryStart: number }): void {
+    if (this.volatileHeartbeats && event.type === "heartbeat") {
+      this.finishWait([{ id: this.lastEventId, event }]);
+      return;
+    }
+    this.events.push({ id: this.nextEventId++, event, ...from });
     this.onResize?.(1);
     // Wake the poller once per burst: events published by one commit go out together.
     if (this.waiter && !this.wakeScheduled) {
@@ -83,6 +101,26 @@ export class EventQueue {
       this.onResize?.(-drop);
     }
     this.newestPrunedId = lastEventId;
+  }
+
+  /**
+   * Where a copy of this queue resumes after `position`, the last log entry applied: at
+   * its first unacknowledged event's entry, or after `position` when none is left.
+   */
+  resumePoint(position: number): ResumePoint {
+    const first = this.events[0];
+    if (first?.logId !== undefined && first.entryStart !== undefined) {
+      return { logId: first.logId - 1, eventId: first.entryStart };
+    }
+    return { logId: position, eventId: this.nextEventId };
+  }
+
+  /** A copy rebuilt from the log: drops what was acknowledged elsewhere, without the checks of `acknowledge`. */
+  restoreAcknowledged(lastEventId: number): void {
+    const kept = this.events.filter((queued) => queued.id > lastEventId);
+    this.onResize?.(kept.length - this.events.length);
+    this.events = kept;
+    this.newestPrunedId = Math.max(this.newestPrunedId, lastEventId);
   }
 
   /** Parks a long-poll; resolves with events, or a heartbeat after `heartbeatMs`. */

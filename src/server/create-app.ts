@@ -15,7 +15,9 @@ import {
 import { sweepUploads } from "../actions/uploads.js";
 import { EventHub } from "../events/hub.js";
 import type { EventRecipients } from "../events/types.js";
-import { drainOutbox } from "../events/outbox.js";
+import { drainOutbox, drainOutboxIfAny } from "../events/outbox.js";
+import { Replication, sweepReplication } from "../events/replication.js";
+import type { Invalidation } from "../db/event-log.js";
 import { loadSavedQueues, saveQueues } from "../events/persistence.js";
 import { watchExternalChanges } from "../db/change-watch.js";
 import { ChannelCache } from "../cache/channel-cache.js";
@@ -51,7 +53,15 @@ export interface CreateAppOptions {
   scrypt?: ScryptParams;
   /** Start a transaction over when the write lock stayed busy (admin commands beside a server). */
   busyRetry?: BusyRetry;
+  /**
+   * One of several server processes (`serve --workers N`): events go through the event
+   * log; worker 0 also does the work done once for all (timers, sweeps, the outbox).
+   */
+  worker?: { index: number };
 }
+
+/** Several processes: each app's replication (events/replication.ts). */
+const replications = new WeakMap<App, { replication: Replication; index: number }>();
 
 export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<App> {
   const clock = options.clock ?? systemClock;
@@ -78,13 +88,50 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   );
   const userState = new UserStateCache();
   const sendRules = new SendRulesCache();
+  const realms = new RealmCache();
+  const channels = new ChannelCache(clock);
+  // Recipients may be a one-shot iterator; each consumer needs them.
+  const listed = (recipients: EventRecipients): EventRecipients =>
+    recipients instanceof Map ? recipients : [...(recipients as Iterable<number>)];
+  const replication = options.worker
+    ? new Replication(
+        knex,
+        events,
+        {
+          event(entry) {
+            const userIds = listed(entry.recipients);
+            userState.observe(entry.realmId, entry.event!, userIds);
+            sendRules.observe(entry.realmId, entry.event!);
+            events.sendLogged(entry.id, entry.realmId, entry.event!, userIds);
+          },
+          invalidate: (invalidations) => applyInvalidations(invalidations),
+        },
+        clock,
+        logger,
+      )
+    : null;
+  const applyInvalidations = (invalidations: readonly Invalidation[]) => {
+    for (const [cache, realmId] of invalidations) {
+      if (cache === "*") {
+        realms.invalidateAll();
+        channels.invalidateAll();
+        userState.clear();
+        sendRules.clear();
+      } else if (cache === "realms") realms.invalidate(realmId);
+      else if (cache === "apiKeys") realms.invalidateApiKeys();
+      else if (cache === "channels") channels.invalidate(realmId);
+    }
+  };
+  if (replication) {
+    events.replicate(replication);
+    realms.onInvalidate = (cache, realmId) => replication.noteInvalidation(cache, realmId);
+    channels.onInvalidate = (cache, realmId) => replication.noteInvalidation(cache, realmId);
+  }
   const db = new Db(
     writer,
     {
       send(realmId, event, recipients) {
-        // Recipients may be a one-shot iterator; both consumers need them.
-        const userIds: EventRecipients =
-          recipients instanceof Map ? recipients : [...(recipients as Iterable<number>)];
+        const userIds = listed(recipients);
         userState.observe(realmId, event, userIds);
         sendRules.observe(realmId, event);
         events.send(realmId, event, userIds);
@@ -94,14 +141,16 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     knex,
     options.outbox === true,
     options.busyRetry,
+    replication,
   );
+  replication?.attach(db);
   const app: App = {
     config,
     knex,
     db,
     events,
-    realms: new RealmCache(),
-    channels: new ChannelCache(clock),
+    realms,
+    channels,
     userState,
     sendRules,
     messageSends: new GroupCommit(db, async (tx, messages) => {
@@ -132,7 +181,16 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     scrypt: options.scrypt ?? SCRYPT_PARAMS,
     onClose: [],
   };
+  if (replication) replications.set(app, { replication, index: options.worker!.index });
   return app;
+}
+
+/** Another worker died: what it committed but did not pass on may be in any cache. */
+export function dropAllCaches(app: App): void {
+  app.realms.invalidateAll();
+  app.channels.invalidateAll();
+  app.userState.clear();
+  app.sendRules.clear();
 }
 
 /**
@@ -140,6 +198,10 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
  * the delivery of scheduled messages (what fell due while the server was down goes now).
  */
 export async function startEvents(app: App): Promise<void> {
+  const worker = replications.get(app);
+  if (worker) return startWorkerEvents(app, worker.replication, worker.index === 0);
+  // Nobody tails the event log of several processes: what admin commands left there goes.
+  await app.db.knex("event_log").delete();
   // Through the writer: restoring also deletes the saved queues.
   app.events.restore(await loadSavedQueues(app.db.knex));
   app.events.start();
@@ -158,6 +220,70 @@ export async function startEvents(app: App): Promise<void> {
       app.userState.clear();
       app.sendRules.clear();
       drainOutbox(app.db).catch((err: unknown) => app.logger.error("publishing outbox events failed", err));
+    }),
+  );
+}
+
+/** How often the first worker looks for due scheduled messages and webhooks others queued. */
+const DUE_POLL_MS = 1000;
+/** How often each worker stores its queues' acknowledgements. */
+const ACK_FLUSH_MS = 200;
+/** How often the first worker drops expired queues and applied log entries. */
+const REPLICATION_SWEEP_MS = 10_000;
+
+/**
+ * A worker among several: queues are loaded on demand from the store and kept in step by
+ * the event log, which the data_version watch (or, later, LISTEN/NOTIFY) tells it to read.
+ * Work done once for all runs on worker 0 only; the cluster restarts a worker that dies.
+ */
+async function startWorkerEvents(app: App, replication: Replication, first: boolean): Promise<void> {
+  await replication.start();
+  app.events.start();
+  app.presence.start(app.config.presence_flush_interval_ms);
+  app.onClose.push(() => app.presence.stop());
+  const every = (ms: number, fn: () => Promise<unknown>, what: string) => {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      fn()
+        .catch((err: unknown) => app.logger.error(`${what} failed`, err))
+        .finally(() => (running = false));
+    }, ms);
+    timer.unref();
+    app.onClose.push(() => clearInterval(timer));
+  };
+  every(ACK_FLUSH_MS, () => replication.flush(), "storing event queue acknowledgements");
+  const drain = () =>
+    drainOutboxIfAny(app.db, app.knex).catch((err: unknown) =>
+      app.logger.error("publishing outbox events failed", err),
+    );
+  if (first) {
+    await drain();
+    app.scheduledDelivery.start();
+    app.outgoingWebhooks.start();
+    app.onClose.push(startUploadSweep(app));
+    // Other workers' commits queue work too; their hints to their own timers go nowhere.
+    every(
+      DUE_POLL_MS,
+      () => {
+        const now = app.clock.nowMs() / 1000;
+        app.scheduledDelivery.noteDue(now);
+        app.outgoingWebhooks.noteDue(now);
+        return Promise.resolve();
+      },
+      "waking the due timers",
+    );
+    every(
+      REPLICATION_SWEEP_MS,
+      () => sweepReplication(app.db.knex, Math.floor(app.clock.nowMs() / 1000)),
+      "sweeping event queues and the event log",
+    );
+  }
+  app.onClose.push(
+    watchExternalChanges(app.db.knex, app.config.worker_event_poll_ms, () => {
+      replication.noticeCommit();
+      if (first) void drain();
     }),
   );
 }
@@ -192,7 +318,10 @@ export async function closeApp(app: App, options: { saveQueues?: boolean } = {})
   await app.presence.flush();
   if (app.presence.unflushed > 0)
     app.logger.error(`${app.presence.unflushed} presence change(s) were not saved`);
-  if (options.saveQueues) await saveQueues(app.db.knex, app.events.snapshot(), app.clock);
+  // Several processes: queues live in the store; their latest acknowledgements go there.
+  const worker = replications.get(app);
+  if (worker) await worker.replication.flush();
+  else if (options.saveQueues) await saveQueues(app.db.knex, app.events.snapshot(), app.clock);
   await app.knex.destroy();
   await app.db.knex.destroy();
 }

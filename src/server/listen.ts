@@ -16,7 +16,17 @@ export interface RunningServer {
   close(timeoutMs?: number): Promise<void>;
 }
 
-export async function listen(app: App, host: string, port: number): Promise<RunningServer> {
+/**
+ * `worker`: one of several processes on this port (`serve --workers N`); each response
+ * names it in `X-Chatd-Worker`, which tells operators (and tests) who answered.
+ */
+export async function listen(
+  app: App,
+  host: string,
+  port: number,
+  options: { worker?: number } = {},
+): Promise<RunningServer> {
+  const workerHeader = options.worker === undefined ? null : String(options.worker);
   const koa = createHttpApp(app);
   const handler = koa.callback();
   const unanswered = new Set<ServerResponse>();
@@ -24,6 +34,7 @@ export async function listen(app: App, host: string, port: number): Promise<Runn
   let closing = false;
   const server = createServer((req, res) => {
     if (closing) res.setHeader("Connection", "close");
+    if (workerHeader !== null) res.setHeader("X-Chatd-Worker", workerHeader);
     unanswered.add(res);
     res.once("close", () => unanswered.delete(res));
     const handling: Promise<void> = Promise.resolve(handler(req, res))

@@ -8,6 +8,7 @@ export interface ServeFlags {
   port?: string;
   externalUrl?: string;
   logLevel?: string;
+  workers?: string;
 }
 
 export const serverFlagOverrides = (opts: ServeFlags) => ({
@@ -23,18 +24,34 @@ export const addServerFlags = (cmd: Command) =>
     .option("--port <port>", "port to listen on (default 9991)")
     .option("--external-url <url>", "public URL of the server")
     .option("--log-level <level>", "debug, info, warn, error or silent")
+    .option("--workers <n>", "server processes on the port (default 1; see README, Several workers)")
     .option("--no-input", "never prompt (this command asks nothing)");
+
+/** `--workers N`: a whole number from 1 to 64. */
+export function parseWorkers(value: string | undefined): number {
+  if (value === undefined) return 1;
+  const workers = Number(value);
+  if (!/^\d+$/.test(value) || workers < 1 || workers > 64) {
+    throw new CliError(`--workers must be a whole number from 1 to 64, not ${JSON.stringify(value)}`);
+  }
+  return workers;
+}
 
 export const serveCommand = addServerFlags(
   new Command("serve").description("apply pending migrations, then serve the API under /api/v1"),
 ).action(async (opts: ServeFlags, cmd: Command) => {
   const config = configFor(cmd, serverFlagOverrides(opts));
+  const workers = parseWorkers(opts.workers);
   // Loaded here, not at the top: the HTTP server and every endpoint are not needed by
   // the admin commands, which then start faster (they often run beside a busy server).
   const { runServer } = await import("../serve-loop.js");
-  await runServer(config, async (app) => {
-    if (!(await realmExists(app))) {
-      throw new CliError(`no realm in ${config.data_dir}: run \`chatd init\` first (or \`npm start\`)`);
-    }
-  });
+  await runServer(
+    config,
+    async (app) => {
+      if (!(await realmExists(app))) {
+        throw new CliError(`no realm in ${config.data_dir}: run \`chatd init\` first (or \`npm start\`)`);
+      }
+    },
+    workers,
+  );
 });

@@ -1,0 +1,138 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync, readdirSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { BIN } from "./cli-process.js";
+
+/** `chatd serve --workers N` as an operator runs it, and clients pinned to one worker each. */
+
+export function spawnWorkers(
+  dataDir: string,
+  port: number,
+  workers: number,
+  env: NodeJS.ProcessEnv = {},
+): ChildProcess {
+  return spawn(
+    process.execPath,
+    [BIN, "--data-dir", dataDir, "serve", "--port", String(port), "--workers", String(workers)],
+    {
+      // Several workers over SQLite are refused unless asked for (README, "Several workers").
+      env: { ...process.env, CHATD_LOG_LEVEL: "warn", CHATD_SQLITE_WORKERS: "1", ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+}
+
+export interface Reply {
+  status: number;
+  worker: string | undefined;
+  body: Record<string, unknown>;
+}
+
+/** One keep-alive connection: every request it makes lands on the same worker. */
+export class PinnedClient {
+  readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  worker: string | undefined;
+
+  constructor(
+    private readonly port: number,
+    private readonly auth: string,
+  ) {}
+
+  send(method: string, path: string, params: Record<string, unknown> = {}): Promise<Reply> {
+    const form = new URLSearchParams(
+      Object.entries(params).map(([k, v]): [string, string] => [
+        k,
+        typeof v === "string" ? v : JSON.stringify(v),
+      ]),
+    ).toString();
+    const inQuery = method === "GET" || method === "DELETE";
+    const url = `/api/v1${path}${inQuery && form ? `?${form}` : ""}`;
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: "127.0.0.1",
+          port: this.port,
+          path: url,
+          method,
+          agent: this.agent,
+          headers: {
+            authorization: this.auth,
+            ...(inQuery ? {} : { "content-type": "application/x-www-form-urlencoded" }),
+          },
+        },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => (text += chunk));
+          res.on("end", () => {
+            const worker = res.headers["x-chatd-worker"] as string | undefined;
+            this.worker = worker;
+            try {
+              resolve({
+                status: res.statusCode ?? 0,
+                worker,
+                body: JSON.parse(text) as Record<string, unknown>,
+              });
+            } catch (err) {
+              reject(err instanceof Error ? err : new Error(String(err)));
+            }
+          });
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      if (!inQuery) req.write(form);
+      req.end();
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+export const basicAuth = (email: string, apiKey: string) =>
+  `Basic ${Buffer.from(`${email}:${apiKey}`).toString("base64")}`;
+
+/** One client on each of the given workers (the cluster hands connections out in turn). */
+export async function clientsOnWorkers(
+  port: number,
+  auth: string,
+  workers: string[],
+): Promise<Map<string, PinnedClient>> {
+  const found = new Map<string, PinnedClient>();
+  // Workers start one after the other: the first may answer alone for a moment.
+  for (let attempt = 0; attempt < 100 && found.size < workers.length; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, 50));
+    const client = new PinnedClient(port, auth);
+    const reply = await client.send("GET", "/server_settings");
+    if (reply.worker !== undefined && workers.includes(reply.worker) && !found.has(reply.worker)) {
+      found.set(reply.worker, client);
+    } else {
+      client.close();
+    }
+  }
+  if (found.size < workers.length) throw new Error(`no connection reached workers ${workers.join(", ")}`);
+  return found;
+}
+
+/** The pid of worker `index` of the cluster whose primary is `primaryPid` (Linux). */
+export function workerPid(primaryPid: number, index: number): number {
+  const children = readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        // Field 4 of stat is the parent; the command (field 2) is in parentheses.
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === primaryPid;
+      } catch {
+        return false;
+      }
+    });
+  for (const pid of children) {
+    const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+    if (env.includes(`CHATD_WORKER_INDEX=${index}`)) return pid;
+  }
+  throw new Error(`worker ${index} not found`);
+}
