@@ -42,6 +42,12 @@ export async function receiveUpload(
     hashAlgorithm: "sha256",
     filename: () => `upload-${randomBytes(12).toString("hex")}`,
   });
+  // A part with a file name is a file, as Django has it, even without a Content-Type
+  // (python-zulip-api's upload_file sends none); formidable would read it as a text field.
+  form.onPart = (part) => {
+    if (part.originalFilename && !part.mimetype) part.mimetype = "application/octet-stream";
+    form._handlePart(part);
+  };
   const written: string[] = [];
   form.on("fileBegin", (_name, file) => written.push(file.filepath));
   let received = 0;
