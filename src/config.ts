@@ -39,6 +39,7 @@ export interface Config {
   readonly presence_flush_interval_ms: number;
   readonly max_file_upload_size_mib: number;
   readonly max_avatar_file_size_mib: number;
+  readonly max_emoji_file_size_mib: number;
   readonly realm_upload_quota_mib: number;
   readonly unclaimed_upload_retention_days: number;
   readonly upload_sweep_interval_secs: number;
@@ -285,6 +286,13 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     min: 1,
     max: 1024,
     description: "Largest image POST /users/me/avatar accepts, in MiB (register's max_avatar_file_size_mib).",
+  },
+  max_emoji_file_size_mib: {
+    kind: "int",
+    min: 1,
+    max: 1024,
+    description:
+      "Largest image POST /realm/emoji/{emoji_name} accepts, in MiB (Zulip's MAX_EMOJI_FILE_SIZE_MIB).",
   },
   realm_upload_quota_mib: {
     kind: "int",

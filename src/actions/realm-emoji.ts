@@ -31,15 +31,13 @@ import { isAdminRole, isGuestRole } from "../world/roles.js";
  * messages and reactions keep showing the emoji.
  */
 
-/** Zulip's MAX_EMOJI_FILE_SIZE_MIB default. */
-export const MAX_EMOJI_FILE_SIZE_MIB = 5;
-
 const MIB = 1024 * 1024;
 
-export const emojiUploadLimits = () => ({
-  maxFileBytes: MAX_EMOJI_FILE_SIZE_MIB * MIB,
+/** Zulip's MAX_EMOJI_FILE_SIZE_MIB (the max_emoji_file_size_mib setting). */
+export const emojiUploadLimits = (app: App) => ({
+  maxFileBytes: app.config.max_emoji_file_size_mib * MIB,
   tooLarge: () =>
-    badRequest(`Uploaded file is larger than the allowed limit of ${MAX_EMOJI_FILE_SIZE_MIB} MiB`),
+    badRequest(`Uploaded file is larger than the allowed limit of ${app.config.max_emoji_file_size_mib} MiB`),
 });
 
 const EXTENSIONS: Readonly<Record<string, string>> = {

@@ -20,7 +20,7 @@ export const uploadCustomEmoji = defineEndpoint({
   path: "/realm/emoji/:emoji_name",
   auth: "user",
   params: { emoji_name: p.path(p.str()) },
-  upload: () => emojiUploadLimits(),
+  upload: (app) => emojiUploadLimits(app),
   async handler({ app, user, params, files }) {
     await checkAddRealmEmoji(app, user, params.emoji_name, files);
     return {};

@@ -2,6 +2,7 @@ import type { Context, Middleware } from "koa";
 import { HttpMethodEnum, koaBody } from "koa-body";
 import { JsonableError, badRequest, rateLimitHit } from "../errors.js";
 import { ConcurrencyGate } from "../lib/concurrency-gate.js";
+import { drainRequest } from "./reclaim.js";
 
 /**
  * koa-body for every method (Zulip clients send form bodies on DELETE too), multipart
@@ -39,7 +40,7 @@ export function bodyParser(limitBytes: number, maxConcurrent: number): Middlewar
         await parse(ctx, () => Promise.resolve());
       });
     } catch (err) {
-      ctx.req.resume(); // drop the unread rest of the body, so the client reads the answer
+      drainRequest(ctx.req);
       throw err;
     }
     await next();

@@ -4,6 +4,7 @@ import type { Context } from "koa";
 import formidable, { errors as formidableErrors } from "formidable";
 import { JsonableError, badRequest } from "../errors.js";
 import type { UploadLimits, UploadedFile } from "../lib/uploads/uploaded-file.js";
+import { drainRequest, noteBodyBytes } from "./reclaim.js";
 
 export type { UploadLimits, UploadedFile };
 
@@ -41,8 +42,19 @@ export async function receiveUpload(
     hashAlgorithm: "sha256",
     filename: () => `upload-${randomBytes(12).toString("hex")}`,
   });
+  // A part with a file name is a file, as Django has it, even without a Content-Type
+  // (python-zulip-api's upload_file sends none); formidable would read it as a text field.
+  form.onPart = (part) => {
+    if (part.originalFilename && !part.mimetype) part.mimetype = "application/octet-stream";
+    form._handlePart(part);
+  };
   const written: string[] = [];
   form.on("fileBegin", (_name, file) => written.push(file.filepath));
+  let received = 0;
+  form.on("progress", (bytesReceived) => {
+    noteBodyBytes(bytesReceived - received);
+    received = bytesReceived;
+  });
   try {
     const [fields, files] = await form.parse(ctx.req);
     const received: UploadedFile[] = Object.values(files)
@@ -60,8 +72,7 @@ export async function receiveUpload(
     }
     return { fields: flat, files: received };
   } catch (err) {
-    // The rest of the body is read and dropped (never buffered), so the client gets the answer.
-    ctx.req.resume();
+    drainRequest(ctx.req);
     await Promise.all(written.map((path) => rm(path, { force: true })));
     throw uploadError(err as Error & { code?: number; httpCode?: number }, limits);
   }

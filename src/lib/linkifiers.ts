@@ -1,16 +1,14 @@
 import type { Knex } from "knex";
 import { JsonableError } from "../errors.js";
+import { compileRe2, namedGroupsOf } from "../render/linkifier-regex.js";
 
 /**
  * Linkifiers (Zulip's RealmFilter): validation of a pattern and its URL template as
  * Zulip's filter_pattern_validator, url_template_validator and RealmFilter.clean do,
  * and the realm's list in order.
  *
- * Zulip compiles patterns with re2, which never backtracks; chatd runs them as
- * JavaScript regular expressions, so besides what re2 refuses (lookarounds,
- * backreferences) it refuses repetition of something that itself repeats or
- * alternates (`(a+)+`, `(a|ab)*`), the shapes that make a backtracking engine take
- * exponential time on hostile input.
+ * Zulip compiles patterns with re2 and refuses what it refuses; chatd does the same with
+ * re2js (render/linkifier-regex.ts), so no pattern can make matching backtrack.
  */
 
 export interface LinkifierRow {
@@ -31,71 +29,14 @@ export interface WireLinkifier {
 export const validationFailure = (field: string, message: string) =>
   new JsonableError(message, "BAD_REQUEST", 400, { errors: { [field]: [message] } });
 
-const badRegex = (reason: string) => validationFailure("pattern", `Bad regular expression: ${reason}`);
-
-/** A pattern in Zulip's syntax (`(?P<name>...)` groups) as a JavaScript source. */
-export const jsPatternSource = (pattern: string) => pattern.replace(/\(\?P</g, "(?<");
-
-/** Why re2 (or chatd's backtracking guard) refuses the pattern, or null. */
-function unsupportedConstruct(source: string): string | null {
-  // Walk the pattern once, tracking groups: [has inner repetition or alternation].
-  const stack: boolean[] = [];
-  let inClass = false;
-  let lastAtomRepeats = false;
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i]!;
-    if (c === "\\") {
-      const next = source[i + 1] ?? "";
-      if (!inClass && (/[1-9]/.test(next) || next === "k")) return `invalid escape sequence: \\${next}`;
-      i++;
-      lastAtomRepeats = false;
-      continue;
-    }
-    if (inClass) {
-      if (c === "]") inClass = false;
-      continue;
-    }
-    if (c === "[") {
-      inClass = true;
-      lastAtomRepeats = false;
-    } else if (c === "(") {
-      const lookaround = /^\(\?<?[=!]/.exec(source.slice(i));
-      if (lookaround) return `invalid perl operator: ${lookaround[0]}`;
-      stack.push(false);
-      lastAtomRepeats = false;
-    } else if (c === ")") {
-      lastAtomRepeats = stack.pop() ?? false;
-    } else if (c === "|") {
-      if (stack.length > 0) stack[stack.length - 1] = true;
-    } else if (c === "*" || c === "+" || c === "?" || c === "{") {
-      if (c === "?" && /[*+?}]/.test(source[i - 1] ?? "")) continue; // lazy modifier
-      if (c === "{" && !/^\{\d+(,\d*)?\}/.test(source.slice(i))) continue;
-      if (lastAtomRepeats) return "nested repetition is not allowed";
-      if (stack.length > 0) stack[stack.length - 1] = true;
-      if (c === "{") i = source.indexOf("}", i);
-      lastAtomRepeats = false;
-    } else {
-      lastAtomRepeats = false;
-    }
-  }
-  return null;
-}
-
 /** Zulip's filter_pattern_validator; returns the pattern's named groups. */
 export function checkLinkifierPattern(pattern: string): Set<string> {
-  const source = jsPatternSource(pattern);
-  const unsupported = unsupportedConstruct(source);
-  if (unsupported) throw badRegex(unsupported);
-  let re: RegExp;
-  try {
-    re = new RegExp(source, "u");
-  } catch (err) {
-    const text = (err as Error).message;
-    throw badRegex(text.slice(text.lastIndexOf(": ") + 2));
+  const compiled = compileRe2(pattern);
+  if (compiled.regex === null) {
+    if (compiled.error === null) throw validationFailure("pattern", "Unknown regular expression error");
+    throw validationFailure("pattern", `Bad regular expression: ${compiled.error}`);
   }
-  // An alternation that matches nothing besides the pattern: every named group.
-  const groups = new RegExp(`${re.source}|`, "u").exec("")?.groups ?? {};
-  return new Set(Object.keys(groups));
+  return namedGroupsOf(compiled.regex);
 }
 
 const VARSPEC =
@@ -127,6 +68,8 @@ export function templateVariables(template: string): string[] | null {
 
 /** RealmFilter's validators and clean(): the pattern's groups and the template's variables agree. */
 export function checkLinkifier(pattern: string, urlTemplate: string): void {
+  if (pattern === "") throw validationFailure("pattern", "This field cannot be blank.");
+  if (urlTemplate === "") throw validationFailure("url_template", "This field cannot be blank.");
   const groups = checkLinkifierPattern(pattern);
   const variables = templateVariables(urlTemplate);
   if (variables === null) throw validationFailure("url_template", "Invalid URL template.");

@@ -1,4 +1,6 @@
+import type { RE2JS } from "re2js";
 import type { Linkifier } from "./context.js";
+import { compileRe2 } from "./linkifier-regex.js";
 
 /**
  * Linkifier matching, shared by message content (md-linkifiers.ts) and topic_links:
@@ -15,21 +17,18 @@ export interface Match extends TopicLink {
   precedence: number | null;
 }
 
-const compiled = new Map<string, RegExp | null>();
+const compiled = new Map<string, RE2JS | null>();
 
-/** Zulip's prepare_linkifier_pattern: match only after a boundary, and not inside a word. */
-function linkifierRegex(pattern: string): RegExp | null {
+/**
+ * Zulip's prepare_linkifier_pattern: match only after a boundary, and not inside a word.
+ * Compiled with RE2 as Zulip does (linear time); a pattern RE2 refuses matches nothing.
+ */
+function linkifierRegex(pattern: string): RE2JS | null {
   let re = compiled.get(pattern);
   if (re === undefined) {
-    const source = pattern.replace(/\(\?P</g, "(?<");
-    try {
-      re = new RegExp(
-        String.raw`(?<linkifier_before_match>^|\s|\u0085|\p{Z}|['"(,:<])(?<linkifier_actual_match>${source})(?<linkifier_after_match>$|[^\p{L}\p{N}])`,
-        "gu",
-      );
-    } catch {
-      re = null;
-    }
+    re = compileRe2(
+      String.raw`(?P<linkifier_before_match>^|\s|\x{85}|\pZ|['"\(,:<])(?P<linkifier_actual_match>${pattern})(?P<linkifier_after_match>$|[^\pL\pN])`,
+    ).regex;
     compiled.set(pattern, re);
   }
   return re;
@@ -90,22 +89,16 @@ function linkifierMatches(topic: string, linkifier: Linkifier, precedence: numbe
   const re = linkifierRegex(linkifier.pattern);
   if (!re) return [];
   const matches: Match[] = [];
+  const matcher = re.matcher(topic);
   let pos = 0;
-  while (pos < topic.length) {
-    re.lastIndex = pos;
-    const m = re.exec(topic);
-    if (!m?.groups) break;
-    const before = m.groups.linkifier_before_match ?? "";
-    const after = m.groups.linkifier_after_match ?? "";
-    const text = m.groups.linkifier_actual_match ?? "";
-    matches.push({
-      url: expandUrlTemplate(linkifier.url_template, m.groups),
-      text,
-      index: m.index + before.length,
-      precedence,
-    });
+  while (pos < topic.length && matcher.find(pos)) {
+    const groups: Record<string, string | undefined> = {};
+    for (const [name, value] of Object.entries(matcher.getNamedGroups())) groups[name] = value ?? undefined;
+    const text = groups.linkifier_actual_match ?? "";
+    const index = matcher.start("linkifier_actual_match");
+    matches.push({ url: expandUrlTemplate(linkifier.url_template, groups), text, index, precedence });
     // Give back the character after the match: it may start the next one.
-    pos = Math.max(m.index + m[0].length - after.length, pos + 1);
+    pos = Math.max(matcher.start("linkifier_after_match"), pos + 1);
   }
   return matches;
 }

@@ -135,6 +135,13 @@ export function attachmentPathId(href: string, realmUrl: string): string | null 
   }
   if (url.host !== realm.host) return null;
   if (!url.pathname.startsWith("/user_uploads/")) return null;
-  const pathId = url.pathname.slice("/user_uploads/".length);
+  // The path as the message has it: markdown-it and URL %-encode non-ASCII file names
+  // ("Straße.pdf"), which path_ids keep raw (Zulip reads the link unencoded).
+  let pathId: string;
+  try {
+    pathId = decodeURIComponent(url.pathname.slice("/user_uploads/".length));
+  } catch {
+    return null;
+  }
   return pathId === "" ? null : pathId;
 }

@@ -243,3 +243,30 @@ describe("custom emoji: /realm/emoji", function () {
     expect(plain.content).to.equal("<p>bye :octo-cat:</p>");
   });
 });
+
+describe("custom emoji: the max_emoji_file_size_mib setting", function () {
+  let server: TestServer;
+  let u: Cast;
+
+  before(async function () {
+    server = await startTestServer({ max_emoji_file_size_mib: 1 });
+    u = cast(await server.factory.realm());
+  });
+  after(async function () {
+    await server.close();
+  });
+
+  it("refuses an image over the configured size, in Zulip's words; nothing is added", async function () {
+    const add = (name: string, bytes: Buffer) =>
+      postUpload(u.hamlet, "emoji.png", bytes, { path: `/realm/emoji/${name}` });
+    // A valid PNG padded past 1 MiB (bytes after IEND are ignored by decoders).
+    const big = Buffer.concat([await pngOf(10, 10), Buffer.alloc(1024 * 1024)]);
+    expectError(await add("big", big), 400, "Uploaded file is larger than the allowed limit of 1 MiB");
+    const listed = expectSuccess(await u.hamlet.client.get("/realm/emoji")).emoji as Record<
+      string,
+      EmojiInfo
+    >;
+    expect(Object.values(listed).map((e) => e.name)).to.deep.equal([]);
+    expectSuccess(await add("small", await pngOf(10, 10)));
+  });
+});

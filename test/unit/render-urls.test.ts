@@ -1,6 +1,12 @@
 import { expect } from "chai";
 import { parseTimestamp } from "../../src/render/timestamp.js";
-import { encodeChannel, hashUtilEncode, rewriteLocalLink, sanitizeUrl } from "../../src/render/urls.js";
+import {
+  attachmentPathId,
+  encodeChannel,
+  hashUtilEncode,
+  rewriteLocalLink,
+  sanitizeUrl,
+} from "../../src/render/urls.js";
 
 describe("render: URLs", function () {
   it("sanitizes link targets as Zulip does", function () {
@@ -35,6 +41,17 @@ describe("render: URLs", function () {
     expect(rewriteLocalLink("https://chat.example/help", "https://chat.example")).to.equal(
       "https://chat.example/help",
     );
+  });
+
+  it("finds the path_id an upload link names, non-ASCII names unencoded as path_ids keep them", function () {
+    const realm = "https://chat.example";
+    expect(attachmentPathId("/user_uploads/1/ab/xyz/a.pdf", realm)).to.equal("1/ab/xyz/a.pdf");
+    expect(attachmentPathId("/user_uploads/1/ab/xyz/Stra%C3%9Fe.pdf", realm)).to.equal("1/ab/xyz/Straße.pdf");
+    expect(attachmentPathId("https://chat.example/user_uploads/1/ab/xyz/Straße.pdf", realm)).to.equal(
+      "1/ab/xyz/Straße.pdf",
+    );
+    expect(attachmentPathId("https://other.example/user_uploads/1/ab/xyz/a.pdf", realm)).to.equal(null);
+    expect(attachmentPathId("/user_uploads/1/ab/xyz/%E0%A4%A.pdf", realm)).to.equal(null);
   });
 
   it("encodes narrow URLs like Zulip's hash_util_encode", function () {
