@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import { sqliteOnly } from "../helpers/postgres.js";
 import { exitedWithin, freePort, initRealm, runChatd, waitForServer } from "../helpers/cli-process.js";
 import {
   basicAuth,
@@ -34,7 +35,8 @@ async function nextEvents(client: PinnedClient, queueId: string, lastEventId: nu
 describe("chatd serve --workers on SQLite", function () {
   this.timeout(60_000);
 
-  it("is refused with the reason and the way round it, having started nothing", async () => {
+  it("is refused with the reason and the way round it, having started nothing", async function () {
+    sqliteOnly(this, "PostgreSQL runs several workers without being asked");
     const dir = mkdtempSync(join(tmpdir(), "chatd-workers-"));
     try {
       const port = await freePort();
