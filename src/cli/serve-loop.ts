@@ -42,6 +42,9 @@ export async function runServer(
       const logger = createLogger(config.log_level);
       app = await createApp(config, {
         logger,
+        // Several machines may serve one PostgreSQL database: even one process then
+        // publishes through the event log and tails it, as each of several workers does.
+        worker: usesPostgres(config) && workers === 1 ? { index: 0 } : undefined,
         // Admin commands write beside the server: a request that cannot get the write lock
         // within the busy timeout (an admin command holds it) waits again before failing.
         busyRetry: {
