@@ -62,6 +62,7 @@ export function sqliteCode(err: unknown): string | undefined {
 const POSTGRES_MEANINGS: Record<string, string> = {
   "23": "a database constraint failed",
   "40": "database busy",
+  "55P03": "database busy",
   "53100": "disk full",
   "53": "database out of resources",
   "08": "cannot connect to the database",
@@ -80,6 +81,13 @@ export function postgresCode(err: unknown): string | undefined {
     ? code
     : undefined;
 }
+
+/**
+ * Whether another process held the write lock longer than the busy timeout: SQLITE_BUSY,
+ * or PostgreSQL's lock_not_available (lock_timeout ran out).
+ */
+export const isBusyError = (err: unknown) =>
+  sqliteCode(err)?.startsWith("SQLITE_BUSY") === true || postgresCode(err) === "55P03";
 
 /** The meaning of a database error in words ("database busy"), or undefined for other errors. */
 export function databaseFailure(err: unknown): string | undefined {

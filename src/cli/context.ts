@@ -30,11 +30,12 @@ export function noRealm(config: Config): CliError {
 
 /**
  * Fails with noRealm() unless the data directory has a database. A PostgreSQL database
- * exists before `chatd init`: there the command finds no realm in it (cli/realm.ts).
+ * exists before `chatd init`: there the command finds no realm in it (cli/realm.ts),
+ * unless the data directory (uploads, settings) is missing too, which `chatd init` or
+ * `chatd serve` creates: a command run in the wrong place then creates nothing.
  */
 export function requireDatabase(config: Config): void {
-  if (usesPostgres(config)) return;
-  if (!existsSync(databasePath(config))) throw noRealm(config);
+  if (!existsSync(usesPostgres(config) ? config.data_dir : databasePath(config))) throw noRealm(config);
 }
 
 /** Creates the data directory (private) if needed, and fails clearly unless chatd can write in it. */

@@ -1,4 +1,4 @@
-import { databaseFailure, sqliteCode } from "../logger.js";
+import { databaseFailure, isBusyError } from "../logger.js";
 import { CliFailure } from "./output.js";
 
 /** Node's system errors in words (the raw message also names the syscall and path). */
@@ -25,7 +25,7 @@ export function systemFailure(err: unknown): string | undefined {
  * ("database busy while creating a user; try again"); other errors pass unchanged.
  */
 export function failureWhile(doing: string, err: unknown): unknown {
-  if (sqliteCode(err)?.startsWith("SQLITE_BUSY")) {
+  if (isBusyError(err)) {
     return new CliFailure(`database busy while ${doing}: the server kept it locked; try again`, {
       cause: err,
     });

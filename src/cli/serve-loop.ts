@@ -1,5 +1,6 @@
 import type { App } from "../app.js";
 import type { Config } from "../config.js";
+import { usesPostgres } from "../db/knex.js";
 import { lockDataDir } from "../db/server-lock.js";
 import { createLogger } from "../logger.js";
 import { closeApp, createApp, startEvents } from "../server/create-app.js";
@@ -24,7 +25,7 @@ export async function runServer(
   // A cluster worker: the primary below has locked, migrated and prepared.
   if (isClusterWorker())
     return runWorker(config, createLogger(config.log_level), (err) => listenFailure(config, err));
-  refuseSqliteWorkers(workers);
+  if (!usesPostgres(config)) refuseSqliteWorkers(workers);
   prepareDataDir(config);
   let lock;
   try {
@@ -41,6 +42,9 @@ export async function runServer(
       const logger = createLogger(config.log_level);
       app = await createApp(config, {
         logger,
+        // Several machines may serve one PostgreSQL database: even one process then
+        // publishes through the event log and tails it, as each of several workers does.
+        worker: usesPostgres(config) && workers === 1 ? { index: 0 } : undefined,
         // Admin commands write beside the server: a request that cannot get the write lock
         // within the busy timeout (an admin command holds it) waits again before failing.
         busyRetry: {

@@ -54,6 +54,11 @@ export function createReadPool(config: Config): Knex {
   return openKnex(config, config.db_read_connections);
 }
 
+/** The pg connection Knex hands to `begin`. */
+interface PgQueryable {
+  query(sql: string): Promise<unknown>;
+}
+
 interface KnexTransactionInternals {
   begin(conn: unknown): Promise<unknown>;
   query(conn: unknown, sql: string): Promise<unknown>;
@@ -100,7 +105,18 @@ function beginWithWriteLock(knex: Knex): Knex {
   const open = client.transaction;
   client.transaction = function (this: KnexClientInternals, container, config, outerTx) {
     const trx = open.call(this, container, config, outerTx);
-    trx.begin = (conn) => trx.query(conn, `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY});`);
+    // Two statements, so that a lock wait that ran out (lock_timeout) leaves no aborted
+    // transaction on the pooled connection: it is rolled back before the error goes on.
+    trx.begin = async (conn) => {
+      const client = conn as PgQueryable;
+      await client.query("BEGIN");
+      try {
+        await client.query(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw err;
+      }
+    };
     return trx;
   };
   return knex;

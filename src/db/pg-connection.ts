@@ -22,9 +22,19 @@ const types = {
   },
 };
 
-/** Knex's connection settings for PostgreSQL: the URL, never logged (it may hold a password). */
+/**
+ * Knex's connection settings for PostgreSQL: the URL, never logged (it may hold a password).
+ * A writer waits for the write lock (or any lock) at most sqlite_busy_timeout_ms, as on
+ * SQLite, then fails with SQLSTATE 55P03, which callers retry as they retry SQLITE_BUSY.
+ * PostgreSQL's 0 means "wait forever": SQLite's 0 ("do not wait") becomes 1 ms.
+ */
 export function pgConnection(config: Config): Knex.PgConnectionConfig {
-  return { connectionString: config.database_url, types };
+  const lockTimeout = Math.max(1, config.sqlite_busy_timeout_ms);
+  return {
+    connectionString: config.database_url,
+    types,
+    lock_timeout: lockTimeout,
+  } as Knex.PgConnectionConfig;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { Clock } from "../clock.js";
-import { sqliteCode } from "../logger.js";
+import { isBusyError } from "../logger.js";
 import { Mutex } from "./mutex.js";
 import type { ChatEvent, EventRecipients } from "../events/types.js";
 import { writeOutbox, type PendingEvent } from "./outbox.js";
@@ -44,8 +44,6 @@ export interface BusyRetry {
   onRetry?: (attempt: number) => void;
 }
 
-const isBusy = (err: unknown) => sqliteCode(err)?.startsWith("SQLITE_BUSY") === true;
-
 /**
  * The database handle. Write transactions run one at a time (SQLite has one writer),
  * and a transaction's events are published before the next one starts, so readers that
@@ -76,7 +74,7 @@ export class Db {
           return await this.attempt(() => (began = true), fn);
         } catch (err) {
           // Only a transaction that never began (BEGIN IMMEDIATE timed out) is safe to repeat.
-          if (began || !isBusy(err) || attempt > this.busyRetry.retries) throw err;
+          if (began || !isBusyError(err) || attempt > this.busyRetry.retries) throw err;
           this.busyRetry.onRetry?.(attempt);
         }
       }

@@ -1,4 +1,5 @@
-import { dataDirConfig, sqliteOnly } from "../helpers/postgres.js";
+import { dataDirConfig, onPostgres } from "../helpers/postgres.js";
+import { WRITE_LOCK_KEY } from "../../src/db/pg-connection.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -60,10 +61,13 @@ function sendLoad(server: ServerProcess, auth: Record<string, string>, workers: 
 }
 
 /**
- * Writers wait for SQLite's write lock at most sqlite_busy_timeout_ms; PostgreSQL's
- * (an advisory lock) has no timeout, so a command there waits as long as it is held.
+ * Another process (here: the test) takes the write lock every writer takes first: SQLite's
+ * (BEGIN IMMEDIATE) or PostgreSQL's advisory lock. Writers wait for it at most
+ * sqlite_busy_timeout_ms (on PostgreSQL through lock_timeout).
  */
-const BUSY_TIMEOUT_ONLY = "the busy timeout is SQLite's; PostgreSQL writers wait for the lock";
+const TAKE_WRITE_LOCK = onPostgres()
+  ? `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`
+  : "BEGIN IMMEDIATE";
 
 describe("admin commands beside a busy server", function () {
   this.timeout(300_000);
@@ -237,7 +241,6 @@ describe("admin commands beside a busy server", function () {
   });
 
   it("a command waits for the write lock, and says plainly when it stays busy, printing no SQL or secret", async function () {
-    sqliteOnly(this, BUSY_TIMEOUT_ONLY);
     initDataDir(dataDir);
     const created = chatdSync([
       "--data-dir",
@@ -272,7 +275,7 @@ describe("admin commands beside a busy server", function () {
     const holder = createKnex(dataDirConfig(dataDir));
     let outputs = "";
     try {
-      await holder.raw("BEGIN IMMEDIATE");
+      await holder.raw(TAKE_WRITE_LOCK);
       const busy = await setPassword("second-password", { CHATD_SQLITE_BUSY_TIMEOUT_MS: "200" });
       outputs += busy.stderr;
       expect(busy.code).to.equal(2);
@@ -302,7 +305,6 @@ describe("admin commands beside a busy server", function () {
   });
 
   it("the server waits out an admin command that holds the write lock, then answers a clean 500 if it must", async function () {
-    sqliteOnly(this, BUSY_TIMEOUT_ONLY);
     const owner = initDataDir(dataDir);
     server = await startServerProcess(dataDir, {
       env: { CHATD_SQLITE_BUSY_TIMEOUT_MS: "1000", CHATD_LOG_LEVEL: "warn" },
@@ -319,7 +321,7 @@ describe("admin commands beside a busy server", function () {
       // Held until the send's first attempt gave up (it says so), then released within the
       // second: the send waits again and succeeds. Watching the log, not a clock, keeps
       // this independent of how long the request takes to reach its transaction.
-      await holder.raw("BEGIN IMMEDIATE");
+      await holder.raw(TAKE_WRITE_LOCK);
       const waiting = send("waited");
       for (let polls = 0; !waitedOnce.test(server.log()); polls++) {
         if (polls > 1500) throw new Error(`the send never waited again; server log:\n${server.log()}`);
@@ -330,7 +332,7 @@ describe("admin commands beside a busy server", function () {
       expect(server.log()).not.to.match(/waiting again \(2\/2\)/);
 
       // Held through all three attempts: a generic 500, and the log names no SQL.
-      await holder.raw("BEGIN IMMEDIATE");
+      await holder.raw(TAKE_WRITE_LOCK);
       const refused = await send("refused");
       await holder.raw("ROLLBACK");
       expect(refused.status).to.equal(500);

@@ -1,4 +1,4 @@
-import { cliDatabaseEnv } from "../helpers/postgres.js";
+import { cliDatabaseEnv, dataDirConfig } from "../helpers/postgres.js";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -8,7 +8,6 @@ import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { closeApp, createApp } from "../../src/server/create-app.js";
 import { type App } from "../../src/app.js";
-import { testConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -65,7 +64,7 @@ describe("the chatd CLI: channel create, list and archive", function () {
     return JSON.parse(stdout) as T;
   };
   const withTestApp = async <T>(fn: (app: App) => Promise<T>) => {
-    const app = await createApp(testConfig(dataDir), { logger: silentLogger, migrate: false });
+    const app = await createApp(dataDirConfig(dataDir), { logger: silentLogger, migrate: false });
     try {
       return await fn(app);
     } finally {
@@ -278,7 +277,10 @@ describe("the chatd CLI: channel create, list and archive", function () {
     const child: ChildProcess = spawn(
       process.execPath,
       [BIN, "--data-dir", dataDir, "serve", "--port", String(port)],
-      { env: { ...process.env, CHATD_LOG_LEVEL: "warn" }, stdio: "ignore" },
+      {
+        env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...cliDatabaseEnv(["--data-dir", dataDir]) },
+        stdio: "ignore",
+      },
     );
     const auth = {
       authorization: `Basic ${Buffer.from(`desdemona@zulip.test:${ownerKey}`).toString("base64")}`,
@@ -356,7 +358,10 @@ describe("the chatd CLI: channel create, list and archive", function () {
     const command = [process.execPath, BIN, "--data-dir", dataDir, "channel", "create", "--json"]
       .map((arg) => `'${arg}'`)
       .join(" ");
-    const child = spawn("script", ["-qec", command, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn("script", ["-qec", command, "/dev/null"], {
+      env: { ...process.env, ...cliDatabaseEnv(["--data-dir", dataDir]) },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let output = "";
     const answered = new Set<string>();
     child.stdout.on("data", (chunk: Buffer) => {

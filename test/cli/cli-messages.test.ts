@@ -1,3 +1,4 @@
+import { cliDatabaseEnv } from "../helpers/postgres.js";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -179,7 +180,10 @@ describe("the chatd CLI: messages, prompts and flags", function () {
     const child = spawn(
       "script",
       ["-qec", `${process.execPath} ${BIN} --data-dir ${dataDir} user create --json`, "/dev/null"],
-      { env: { ...process.env, CHATD_LOG_LEVEL: "warn" }, stdio: ["pipe", "pipe", "pipe"] },
+      {
+        env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...cliDatabaseEnv(["--data-dir", dataDir]) },
+        stdio: ["pipe", "pipe", "pipe"],
+      },
     );
     let screen = "";
     child.stdout.on("data", (chunk: Buffer) => (screen += chunk.toString()));

@@ -1,4 +1,4 @@
-import { cliDatabaseEnv } from "../helpers/postgres.js";
+import { cliDatabaseEnv, onPostgres } from "../helpers/postgres.js";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -195,16 +195,19 @@ describe("the chatd CLI", function () {
       .and.not.equal(init.api_key);
     expect(issued.revoked).to.equal(1);
 
-    const backupFile = join(dataDir, "backup.sqlite3");
-    const backup = chatd(["--data-dir", dataDir, "backup", "--to", backupFile]);
-    expect(backup.code, backup.stderr).to.equal(0);
-    // Restoring = putting the file in place as chatd.sqlite3 of a data directory.
-    const restored = join(dataDir, "restored");
-    mkdirSync(restored);
-    copyFileSync(backupFile, join(restored, "chatd.sqlite3"));
-    const fromBackup = chatd(["--data-dir", restored, "user", "list", "--json"]);
-    expect((JSON.parse(fromBackup.stdout) as unknown[]).length).to.equal(2);
-    expect(chatd(["--data-dir", dataDir, "backup", "--to", backupFile]).code).to.equal(1);
+    // chatd backup copies the SQLite file; on PostgreSQL it points to pg_dump (backup-uploads.test.ts).
+    if (!onPostgres()) {
+      const backupFile = join(dataDir, "backup.sqlite3");
+      const backup = chatd(["--data-dir", dataDir, "backup", "--to", backupFile]);
+      expect(backup.code, backup.stderr).to.equal(0);
+      // Restoring = putting the file in place as chatd.sqlite3 of a data directory.
+      const restored = join(dataDir, "restored");
+      mkdirSync(restored);
+      copyFileSync(backupFile, join(restored, "chatd.sqlite3"));
+      const fromBackup = chatd(["--data-dir", restored, "user", "list", "--json"]);
+      expect((JSON.parse(fromBackup.stdout) as unknown[]).length).to.equal(2);
+      expect(chatd(["--data-dir", dataDir, "backup", "--to", backupFile]).code).to.equal(1);
+    }
 
     const status = chatd(["--data-dir", dataDir, "migrate", "--status", "--json"]);
     expect(JSON.parse(status.stdout)).to.deep.equal({

@@ -1,4 +1,4 @@
-import { cliDatabaseEnv } from "../helpers/postgres.js";
+import { cliDatabaseEnv, dataDirConfig } from "../helpers/postgres.js";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -8,7 +8,6 @@ import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { closeApp, createApp } from "../../src/server/create-app.js";
 import { type App } from "../../src/app.js";
-import { testConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -24,7 +23,7 @@ function chatd(dataDir: string, args: string[]) {
 }
 
 async function withTestApp<T>(dataDir: string, fn: (app: App) => Promise<T>): Promise<T> {
-  const app = await createApp(testConfig(dataDir), { logger: silentLogger, migrate: false });
+  const app = await createApp(dataDirConfig(dataDir), { logger: silentLogger, migrate: false });
   try {
     return await fn(app);
   } finally {

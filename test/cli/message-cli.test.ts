@@ -1,4 +1,4 @@
-import { cliDatabaseEnv } from "../helpers/postgres.js";
+import { cliDatabaseEnv, dataDirConfig } from "../helpers/postgres.js";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,7 +8,6 @@ import { expect } from "chai";
 import { checkCreateChannel } from "../../src/actions/channel-create.js";
 import { closeApp, createApp } from "../../src/server/create-app.js";
 import { type App } from "../../src/app.js";
-import { testConfig } from "../../src/config.js";
 import type { UserRow } from "../../src/db/rows.js";
 import { silentLogger } from "../../src/logger.js";
 
@@ -34,7 +33,7 @@ describe("the chatd CLI: message send and topic delete", function () {
     return { code: result.status, stdout: result.stdout, stderr: result.stderr };
   };
   const withTestApp = async <T>(fn: (app: App) => Promise<T>) => {
-    const app = await createApp(testConfig(dataDir), { logger: silentLogger, migrate: false });
+    const app = await createApp(dataDirConfig(dataDir), { logger: silentLogger, migrate: false });
     try {
       return await fn(app);
     } finally {

@@ -11,6 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import { onPostgres, sqliteOnly } from "../helpers/postgres.js";
 import { chatd, initDataDir, startServerProcess, type ServerProcess } from "../helpers/cli.js";
 
 const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
@@ -38,12 +39,14 @@ describe("private files", function () {
     initDataDir(dataDir, ["--external-url", "https://chat.example.com"]);
     expect(mode(dataDir)).to.equal("700");
     expect(mode(join(root, "nested"))).to.equal("700");
-    expect(mode(join(dataDir, "chatd.sqlite3"))).to.equal("600");
+    // On PostgreSQL the database is not in the data directory; the rest of it is.
+    if (!onPostgres()) expect(mode(join(dataDir, "chatd.sqlite3"))).to.equal("600");
     expect(mode(join(dataDir, "settings.json"))).to.equal("600");
 
     server = await startServerProcess(dataDir);
     // While a server runs: the WAL and its index, and the server's lock file.
-    for (const file of ["chatd.sqlite3-wal", "chatd.sqlite3-shm", "chatd.lock"]) {
+    const running = onPostgres() ? ["chatd.lock"] : ["chatd.sqlite3-wal", "chatd.sqlite3-shm", "chatd.lock"];
+    for (const file of running) {
       expect(existsSync(join(dataDir, file)), file).to.equal(true);
     }
     // Files 0600; directories (uploads/) 0700, like the data directory itself.
@@ -52,6 +55,8 @@ describe("private files", function () {
       expect(mode(path), file).to.equal(statSync(path).isDirectory() ? "700" : "600");
     }
 
+    // chatd backup copies the SQLite file; on PostgreSQL it points to pg_dump.
+    if (onPostgres()) return;
     const target = join(root, "backup.sqlite3");
     const backup = await chatd(["--data-dir", dataDir, "backup", "--to", target]);
     expect(backup.code, backup.stderr).to.equal(0);
@@ -60,6 +65,7 @@ describe("private files", function () {
   });
 
   it("backup copies settings.json beside the database, and both restore as a data directory", async function () {
+    sqliteOnly(this, "chatd backup copies the SQLite file; on PostgreSQL it points to pg_dump");
     const dataDir = join(root, "data");
     const owner = initDataDir(dataDir, ["--external-url", "https://chat.example.com"]);
     const target = join(root, "backup.sqlite3");

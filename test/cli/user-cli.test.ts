@@ -1,4 +1,4 @@
-import { cliDatabaseEnv } from "../helpers/postgres.js";
+import { cliDatabaseEnv, dataDirConfig } from "../helpers/postgres.js";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,7 +7,6 @@ import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { checkFetchApiKey } from "../../src/actions/auth.js";
 import { closeApp, createApp } from "../../src/server/create-app.js";
-import { testConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -42,7 +41,7 @@ describe("the chatd CLI: user administration", function () {
     expect(res.stdout).to.equal("");
   };
   const canLogIn = async (email: string, password: string) => {
-    const app = await createApp(testConfig(dataDir), { logger: silentLogger, migrate: false });
+    const app = await createApp(dataDirConfig(dataDir), { logger: silentLogger, migrate: false });
     try {
       await checkFetchApiKey(app, email, password, "test");
       return true;
@@ -215,7 +214,10 @@ describe("the chatd CLI: user administration", function () {
       .map((arg) => `'${arg}'`)
       .join(" ");
     // `script` runs the command on a pseudo-terminal, so stdin is a TTY.
-    const child = spawn("script", ["-qec", command, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn("script", ["-qec", command, "/dev/null"], {
+      env: { ...process.env, ...cliDatabaseEnv(["--data-dir", dataDir]) },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let output = "";
     let answered = false;
     child.stdout.on("data", (chunk: Buffer) => {

@@ -3,7 +3,15 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { exitedWithin, freePort, initRealm, runChatd, waitForServer } from "../helpers/cli-process.js";
+import { cliDatabaseEnv, onPostgres, sqliteOnly } from "../helpers/postgres.js";
+import {
+  exitedWithin,
+  freePort,
+  initRealm,
+  runChatd,
+  spawnServe,
+  waitForServer,
+} from "../helpers/cli-process.js";
 import {
   basicAuth,
   clientsOnWorkers,
@@ -34,7 +42,8 @@ async function nextEvents(client: PinnedClient, queueId: string, lastEventId: nu
 describe("chatd serve --workers on SQLite", function () {
   this.timeout(60_000);
 
-  it("is refused with the reason and the way round it, having started nothing", async () => {
+  it("is refused with the reason and the way round it, having started nothing", async function () {
+    sqliteOnly(this, "PostgreSQL runs several workers without being asked");
     const dir = mkdtempSync(join(tmpdir(), "chatd-workers-"));
     try {
       const port = await freePort();
@@ -336,5 +345,67 @@ describe("chatd serve --workers 2: events and queues across processes", function
       expect(received).to.deep.equal(committed);
     }
     expect(stderr).to.match(/worker 1 \(pid \d+\) exited \(SIGKILL\); restarting it/);
+  });
+});
+
+describe("one chatd serve per machine over one PostgreSQL database", function () {
+  this.timeout(120_000);
+  const dirs: string[] = [];
+  const servers: ChildProcess[] = [];
+
+  before(function () {
+    if (!onPostgres()) {
+      this.test!.parent!.title += " (PostgreSQL only: SQLite serves one data directory)";
+      this.skip();
+    }
+  });
+
+  after(async () => {
+    for (const server of servers) {
+      server.kill("SIGTERM");
+      if ((await exitedWithin(server, 15_000)) === null) server.kill("SIGKILL");
+    }
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("passes each one's commits to the other's queues through the event log", async () => {
+    // Two data directories (two machines), one database.
+    const [a, b] = [0, 1].map(() => mkdtempSync(join(tmpdir(), "chatd-machines-")));
+    dirs.push(a!, b!);
+    const owner = initRealm(a!);
+    const database = cliDatabaseEnv(["--data-dir", a!]);
+    const ports: number[] = [];
+    for (const dir of [a!, b!]) {
+      const port = await freePort();
+      const server = spawnServe(dir, port, { ...database, CHATD_HEARTBEAT_INTERVAL_SECS: "5" });
+      servers.push(server);
+      await waitForServer(`http://127.0.0.1:${port}`, server);
+      ports.push(port);
+    }
+    const auth = basicAuth(owner.email, owner.api_key);
+    const [onA, onB] = ports.map((port) => new PinnedClient(port, auth));
+    try {
+      for (const [home, other] of [
+        [onA!, onB!],
+        [onB!, onA!],
+      ] as const) {
+        const state = ok(await home.send("POST", "/register", { event_types: ["message"] }));
+        const sent = ok(
+          await other.send("POST", "/messages", {
+            type: "stream",
+            to: "general",
+            topic: "machines",
+            content: "across machines",
+          }),
+        ).id as number;
+        const events = await nextEvents(home, state.queue_id as string, state.last_event_id as number);
+        expect(events.map((e) => [e.type, (e.message as { id: number }).id])).to.deep.equal([
+          ["message", sent],
+        ]);
+      }
+    } finally {
+      onA!.close();
+      onB!.close();
+    }
   });
 });

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { BIN } from "./cli-process.js";
+import { cliDatabaseEnv } from "./postgres.js";
 
 /** `chatd serve --workers N` as an operator runs it, and clients pinned to one worker each. */
 
@@ -16,7 +17,13 @@ export function spawnWorkers(
     [BIN, "--data-dir", dataDir, "serve", "--port", String(port), "--workers", String(workers)],
     {
       // Several workers over SQLite are refused unless asked for (README, "Several workers").
-      env: { ...process.env, CHATD_LOG_LEVEL: "warn", CHATD_SQLITE_WORKERS: "1", ...env },
+      env: {
+        ...process.env,
+        CHATD_LOG_LEVEL: "warn",
+        CHATD_SQLITE_WORKERS: "1",
+        ...cliDatabaseEnv(["--data-dir", dataDir], env),
+        ...env,
+      },
       stdio: ["ignore", "ignore", "pipe"],
     },
   );
