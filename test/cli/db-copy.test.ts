@@ -2,7 +2,10 @@ import { rmSync } from "node:fs";
 import { expect } from "chai";
 import pg from "pg";
 import { testConfig } from "../../src/config.js";
+import { createKnex } from "../../src/db/knex.js";
 import { lockDataDir } from "../../src/db/server-lock.js";
+import { plannedTables } from "../../src/cli/db-copy/tables.js";
+import { verifyTables } from "../../src/cli/db-copy/verify.js";
 import { cast, createChannel } from "../helpers/channels.js";
 import { chatd } from "../helpers/cli.js";
 import { Client, expectSuccess } from "../helpers/client.js";
@@ -152,6 +155,26 @@ describe("chatd db copy --to postgres://", function () {
     );
     expect(run.stderr).to.contain(":***@");
     expect(run.stdout + run.stderr).not.to.contain(secret(fresh));
+  });
+
+  it("verification tells a table whose rows differ, by checksum even when the counts agree", async function () {
+    const copy = await createEmptyDatabase();
+    expect((await chatd(["--data-dir", source.dataDir, "db", "copy", "--to", copy])).code).to.equal(0);
+    await query(
+      copy,
+      "UPDATE messages SET content = content || '!' WHERE id = (SELECT min(id) FROM messages)",
+    );
+    const from = createKnex(testConfig(source.dataDir));
+    const to = createKnex(testConfig(source.dataDir, { database_url: copy }));
+    try {
+      const checks = await verifyTables(from, to, await plannedTables(from, to));
+      expect(checks.filter((c) => !c.match).map((c) => c.table)).to.deep.equal(["messages"]);
+      const messages = checks.find((c) => c.table === "messages")!;
+      expect(messages.source_rows).to.equal(messages.target_rows);
+    } finally {
+      await from.destroy();
+      await to.destroy();
+    }
   });
 
   it("refuses a target that is not empty, and changes nothing in it", async function () {
