@@ -6,6 +6,7 @@ import { createKnex } from "../../src/db/knex.js";
 import { lockDataDir } from "../../src/db/server-lock.js";
 import { plannedTables } from "../../src/cli/db-copy/tables.js";
 import { verifyTables } from "../../src/cli/db-copy/verify.js";
+import { progressReporter } from "../../src/cli/db-copy/progress.js";
 import { cast, createChannel } from "../helpers/channels.js";
 import { chatd } from "../helpers/cli.js";
 import { Client, expectSuccess } from "../helpers/client.js";
@@ -197,5 +198,30 @@ describe("chatd db copy --to postgres://", function () {
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
     );
     expect(tables).to.deep.equal([{ table_name: "other" }]);
+  });
+});
+
+describe("chatd db copy progress", function () {
+  const capture = (isTTY: boolean) => {
+    const written: string[] = [];
+    const stream = { isTTY, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream;
+    return { written, progress: progressReporter(stream) };
+  };
+
+  it("draws a bar in place on a terminal, ending each table on its own line", function () {
+    const { written, progress } = capture(true);
+    progress.advance("messages", 500, 1000);
+    progress.finish("messages", 1000);
+    const text = written.join("");
+    expect(text).to.contain("\r");
+    expect(text).to.contain("messages 500/1000");
+    expect(text).to.match(/messages 1000\/1000\n$/);
+  });
+
+  it("prints one plain line per table otherwise", function () {
+    const { written, progress } = capture(false);
+    progress.advance("messages", 500, 1000);
+    progress.finish("messages", 1000);
+    expect(written).to.deep.equal(["copied messages: 1000 row(s)\n"]);
   });
 });
