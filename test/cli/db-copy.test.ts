@@ -12,7 +12,7 @@ import { chatd } from "../helpers/cli.js";
 import { Client, expectSuccess } from "../helpers/client.js";
 import type { TestUser } from "../helpers/factories.js";
 import { sendDirect, sendToChannel } from "../helpers/message-send.js";
-import { createEmptyDatabase, setUpPostgres, sqliteOnly, tearDownPostgres } from "../helpers/postgres.js";
+import { createEmptyDatabase, onPostgres, setUpPostgres, tearDownPostgres } from "../helpers/postgres.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { upload } from "../helpers/uploads.js";
 
@@ -37,7 +37,10 @@ const secret = (url: string) => `:${new URL(url).password}@`;
 /** The same user's client on another server (the API key is copied with the database). */
 const on = (server: TestServer, user: TestUser) => new Client(server.url, user.client.credentials);
 
-describe("chatd db copy --to postgres://", function () {
+/** On the PostgreSQL suite the test servers have no SQLite data directory to copy from. */
+const skipped = onPostgres() ? " (skipped: SQLite suite only, the source is a SQLite data directory)" : "";
+
+describe(`chatd db copy --to postgres://${skipped}`, function () {
   this.timeout(120_000);
   const dirs: string[] = [];
   const started: TestServer[] = [];
@@ -48,7 +51,7 @@ describe("chatd db copy --to postgres://", function () {
   let copiedMessages = 0;
 
   before(async function () {
-    sqliteOnly(this, "the source is a SQLite data directory, which this suite's test servers do not create");
+    if (skipped) return this.skip();
     // The SQLite suite has no PostgreSQL of its own: start the embedded one for this file.
     ownCluster = true;
     await setUpPostgres();
