@@ -3,6 +3,7 @@ import { apiKeyCommand } from "./commands/api-key.js";
 import { backupCommand } from "./commands/backup.js";
 import { botCommand } from "./commands/bot.js";
 import { channelCommand } from "./commands/channel.js";
+import { dbCommand } from "./commands/db.js";
 import { initCommand } from "./commands/init.js";
 import { messageCommand } from "./commands/message.js";
 import { migrateCommand } from "./commands/migrate.js";
@@ -29,5 +30,6 @@ export function createProgram(): Command {
     .addCommand(messageCommand)
     .addCommand(topicCommand)
     .addCommand(apiKeyCommand)
-    .addCommand(backupCommand);
+    .addCommand(backupCommand)
+    .addCommand(dbCommand);
 }
