@@ -57,7 +57,7 @@ export class ChannelCache {
     return loadChannelSnapshot(knex, realmId, this.clock.nowMs());
   }
 
-  /** Told of each invalidation (several server processes pass them on: events/log-tail.ts). */
+  /** Told of each invalidation (several server processes pass them on: events/replication.ts). */
   onInvalidate: ((cache: "channels", realmId: number) => void) | null = null;
 
   invalidate(realmId: number): void {

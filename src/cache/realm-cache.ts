@@ -42,7 +42,7 @@ export class RealmCache {
     return loading;
   }
 
-  /** Told of each invalidation (several server processes pass them on: events/log-tail.ts). */
+  /** Told of each invalidation (several server processes pass them on: events/replication.ts). */
   onInvalidate: ((cache: "realms" | "apiKeys", realmId: number) => void) | null = null;
 
   invalidate(realmId: number): void {

@@ -27,7 +27,7 @@ export interface Tx {
 /**
  * Several server processes (`serve --workers N`): a transaction writes its events to the
  * event log (db/event-log.ts) instead of publishing them, and every process, this one
- * included, publishes them from the log in commit order (events/log-tail.ts).
+ * included, publishes them from the log in commit order (events/replication.ts).
  */
 export interface EventLogHooks {
   /** This process in the log's `origin` column. */
