@@ -40,7 +40,7 @@ function leastRecentlyPolled(queues: Iterable<EventQueue>): EventQueue {
 /**
  * Several server processes (`serve --workers N`): every process applies the same event
  * log in the same order, so each holds an identical copy of any queue it has loaded; a
- * queue's registration and resume point are stored (events/queue-store.ts), so any
+ * queue's registration and resume point are stored (events/replication.ts), so any
  * process can load any queue. Implemented by events/replication.ts.
  */
 export interface QueueReplica {

@@ -69,7 +69,9 @@ export class EventQueue {
 
   push(event: WireEvent, from?: { logId: number; entryStart: number }): void {
     if (this.volatileHeartbeats && event.type === "heartbeat") {
-      this.finishWait([{ id: this.lastEventId, event }]);
+      // Events pushed but not yet handed out go instead: answering a heartbeat with the
+      // last ID would acknowledge them unseen.
+      this.finishWait(this.events.length > 0 ? this.events.slice() : [{ id: this.lastEventId, event }]);
       return;
     }
     this.events.push({ id: this.nextEventId++, event, ...from });

@@ -13,6 +13,8 @@ import {
   type Invalidation,
   type LogEntry,
 } from "../db/event-log.js";
+import { isPostgres } from "../db/dialect.js";
+import { notifyExternalChange } from "../db/pg-change-watch.js";
 import type { EventHub, QueueReplica } from "./hub.js";
 import type { EventQueue } from "./queue.js";
 import type { QueueOptions } from "./types.js";
@@ -102,7 +104,7 @@ export class Replication implements EventLogHooks, QueueReplica {
       // until the cluster restarts the worker (the primary then tells them to drop all).
       if (recorded.length > 0) {
         const unique = [...new Map(recorded.map((pair) => [pair.join(":"), pair])).values()];
-        await appendInvalidations(this.db.knex, unique, this.origin, this.now());
+        await this.appendToLog((trx) => appendInvalidations(trx, unique, this.origin, this.now()));
       }
       await this.applyNew();
     } catch (err) {
@@ -112,7 +114,7 @@ export class Replication implements EventLogHooks, QueueReplica {
 
   async publish(event: PendingEvent): Promise<void> {
     try {
-      await appendEvents(this.db.knex, [event], this.origin, this.now());
+      await this.appendToLog((trx) => appendEvents(trx, [event], this.origin, this.now()));
       await this.applyNew();
     } catch (err) {
       this.logger.error("publishing an event through the event log failed", err);
@@ -211,9 +213,22 @@ export class Replication implements EventLogHooks, QueueReplica {
   }
 
   async remove(queue: EventQueue): Promise<void> {
-    await this.db.knex.transaction(async (trx) => {
+    await this.appendToLog(async (trx) => {
       await trx("event_queues").where({ queue_id: queue.id }).delete();
       await appendQueueDeletion(trx, queue.realmId, queue.id, this.origin, this.now());
+    });
+  }
+
+  /**
+   * Writes log entries outside a change's own transaction (typing, presence, invalidations,
+   * queue deletions) in a write transaction of their own: on PostgreSQL that takes the write
+   * lock, so no entry commits with a lower ID after a process has read past it, and sends
+   * the NOTIFY that wakes the other processes (SQLite's data_version sees any commit).
+   */
+  private appendToLog(write: (trx: Knex.Transaction) => Promise<unknown>): Promise<void> {
+    return this.db.knex.transaction(async (trx) => {
+      await write(trx);
+      if (isPostgres(trx)) await notifyExternalChange(trx);
     });
   }
 

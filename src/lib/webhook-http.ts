@@ -63,17 +63,20 @@ export function postWebhook(req: WebhookRequest): Promise<WebhookOutcome> {
       (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
-        response.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-        });
-        response.on("end", () =>
+        const answered = () =>
           finish({
             kind: "response",
             status: response.statusCode ?? 0,
             body: Buffer.concat(chunks).toString("utf8"),
-          }),
-        );
+          });
+        response.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+          // An answer this long is no message: stop reading, so it cannot hold the slot until the timeout.
+          answered();
+          response.destroy();
+        });
+        response.on("end", answered);
         response.on("error", () => finish({ kind: "connection-error" }));
       },
     );

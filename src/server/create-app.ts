@@ -99,10 +99,10 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
         events,
         {
           event(entry) {
-            const userIds = listed(entry.recipients);
-            userState.observe(entry.realmId, entry.event!, userIds);
+            // Read from the log: a list or a map already, never a one-shot iterator.
+            userState.observe(entry.realmId, entry.event!, entry.recipients);
             sendRules.observe(entry.realmId, entry.event!);
-            events.sendLogged(entry.id, entry.realmId, entry.event!, userIds);
+            events.sendLogged(entry.id, entry.realmId, entry.event!, entry.recipients);
           },
           invalidate: (invalidations) => applyInvalidations(invalidations),
         },
@@ -233,7 +233,7 @@ const REPLICATION_SWEEP_MS = 10_000;
 
 /**
  * A worker among several: queues are loaded on demand from the store and kept in step by
- * the event log, which the data_version watch (or, later, LISTEN/NOTIFY) tells it to read.
+ * the event log, which the data_version watch (LISTEN/NOTIFY on PostgreSQL) tells it to read.
  * Work done once for all runs on worker 0 only; the cluster restarts a worker that dies.
  */
 async function startWorkerEvents(app: App, replication: Replication, first: boolean): Promise<void> {
