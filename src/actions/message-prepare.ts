@@ -5,6 +5,7 @@ import type { ChannelRow } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { JsonableError, badRequest } from "../errors.js";
 import type { LocalEcho } from "../events/wire-types.js";
+import { linkifiersOfRealm } from "../lib/linkifiers.js";
 import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
 import { isSystemBot, renderForSend } from "../lib/message-render.js";
 import type { MessageRecipient, PreparedMessage } from "../lib/prepared-message.js";
@@ -13,7 +14,7 @@ import { userHasPermission } from "../permissions/group-settings.js";
 import { userHasRealmPermission } from "../permissions/setting-permissions.js";
 import { USER_GROUP_SETTINGS } from "../permissions/setting-registry.js";
 import { displayRecipientUser, type DisplayRecipientUser } from "../presenters/messages.js";
-import { topicLinks, type Linkifier, type RenderedMessage } from "../render/message.js";
+import { topicLinks, type RenderedMessage } from "../render/message.js";
 import type { ChannelSnapshot } from "../world/channels.js";
 import type { RealmSnapshot } from "../world/realm.js";
 
@@ -70,6 +71,7 @@ export async function prepareMessageTo(
 ): Promise<PreparedMessage> {
   const { knex, realm } = scope;
   const { sender, content } = draft;
+  const linkifiers = await linkifiersOfRealm(knex, realm.id);
   const rendered = await renderForSend(
     {
       knex,
@@ -78,6 +80,7 @@ export async function prepareMessageTo(
       sender,
       realmUrl: realmUrl(app.config),
       now: () => new Date(app.clock.nowMs()),
+      linkifiers,
     },
     content,
   );
@@ -137,7 +140,7 @@ export async function prepareMessageTo(
     recipient: { type: "stream", channel },
     topic,
     displayRecipient: channel.name,
-    topicLinks: topicLinks(topic, await linkifiersOf(knex, realm.id)),
+    topicLinks: topicLinks(topic, linkifiers),
     userFlags: recipientFlags(subscriberIds, { isPrivate: false, readBy: draft.readBy, mentions, ...rules }),
     mentionedUserIds: mentions.userIds,
   };
@@ -258,11 +261,4 @@ async function topicParticipantIds(knex: Knex, channelId: number, topic: string)
     .distinct()
     .pluck<number[]>("r.user_id");
   return new Set([...senders, ...reactors]);
-}
-
-async function linkifiersOf(knex: Knex, realmId: number): Promise<Linkifier[]> {
-  return knex("linkifiers")
-    .where({ realm_id: realmId })
-    .orderBy(["order", "id"])
-    .select<Linkifier[]>("pattern", "url_template");
 }

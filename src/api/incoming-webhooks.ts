@@ -3,7 +3,7 @@ import type { App } from "../app.js";
 import { notifyBotOwner, sendWebhookMessage } from "../actions/incoming-webhook.js";
 import { authenticate, authenticateApiKey } from "../http/auth.js";
 import { countingFailures, routeNotFound, type Endpoint } from "../http/endpoint.js";
-import { JsonableError, badRequest } from "../errors.js";
+import { JsonableError, badRequest, missingArgument } from "../errors.js";
 import { findIntegration, type IncomingWebhookIntegration } from "../lib/integrations.js";
 import { malformedJson } from "../lib/integrations/errors.js";
 import type { WebhookInput } from "../lib/integrations/types.js";
@@ -17,9 +17,6 @@ import { Wild } from "../lib/integrations/wild.js";
  * is read here, after the route is known, so a malformed one gets the integration's
  * "Malformed JSON" answer rather than the generic body parser's.
  */
-
-const missing = (name: string) =>
-  new JsonableError(`Missing '${name}' argument`, "REQUEST_VARIABLE_MISSING", 400, { var_name: name });
 
 const INVALID_JSON_NOTICE = (webhook: string) =>
   `Hi there! It looks like you tried to set up the Zulip ${webhook} integration,\n` +
@@ -73,7 +70,7 @@ function payloadText(
 ) {
   if (integration.payloadSource !== "json-or-form-payload" || ctx.is("application/json")) return body;
   const field = params.get("payload");
-  if (field === undefined) throw missing("payload");
+  if (field === undefined) throw missingArgument("payload");
   return field;
 }
 
@@ -124,7 +121,7 @@ async function handle(app: App, ctx: Context, integration: IncomingWebhookIntegr
   const apiKey = params.get("api_key");
   const header = ctx.get("authorization");
   const options = { allowIncomingWebhookBots: true };
-  if (apiKey === undefined && !header) throw missing("api_key");
+  if (apiKey === undefined && !header) throw missingArgument("api_key");
   const { user, realm } = await countingFailures(app, ctx, () =>
     apiKey !== undefined
       ? authenticateApiKey(app, apiKey, null, options)

@@ -7,6 +7,7 @@ import { emptyTopicDisplayName } from "./realm-limits.js";
 import {
   renderMessage,
   scanReferences,
+  type Linkifier,
   type MentionableGroup,
   type MentionableUser,
   type RealmEmojiInfo,
@@ -43,6 +44,8 @@ export interface RenderScope {
   sender: UserRow;
   realmUrl: string;
   now: () => Date;
+  /** The realm's linkifiers when the caller already read them (a send's topic links need them too). */
+  linkifiers?: readonly Linkifier[];
 }
 
 export const isSystemBot = (user: UserRow) => bool(user.is_system_bot);
@@ -188,7 +191,7 @@ export async function loadRenderContext(scope: RenderScope, content: string): Pr
   const emoji = await loadRealmEmoji(scope, refs.emojiNames);
   const latest = refs.topics.length > 0 ? await loadLatestInTopics(scope, refs.topics, channels) : null;
   // Zulip previews images only where the organization's inline_image_preview is on.
-  const linkifiers = await linkifiersOfRealm(scope.knex, realm.id);
+  const linkifiers = scope.linkifiers ?? (await linkifiersOfRealm(scope.knex, realm.id));
   const previews = bool(realm.realm.inline_image_preview)
     ? await loadUploadPreviews(scope.knex, realm.id, content)
     : new Map<string, UploadPreview>();
