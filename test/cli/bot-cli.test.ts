@@ -124,6 +124,8 @@ describe("the chatd CLI: bots", function () {
       const me = expectSuccess(await bot.get("/users/me"));
       expect(me).to.include({ user_id: created.user_id, is_bot: true, bot_type: 1 });
       expect(me.bot_owner_id).to.be.a("number");
+      const owner = expectSuccess(await bot.get("/users/hamlet@zulip.test")).user as { user_id: number };
+      expect(me.bot_owner_id).to.equal(owner.user_id);
     });
   });
 

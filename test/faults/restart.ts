@@ -275,6 +275,9 @@ export async function restartCycles(
       figures.requests += poller.requests;
       figures.serverErrors += poller.serverErrors;
       figures.duplicates += poller.duplicates;
+      // An event at or below the acknowledged ID came again: the queue re-sent it.
+      if (poller.duplicates > 0)
+        figures.failures.push(`queue ${poller.queueId}: ${poller.duplicates} events re-sent`);
       if (poller.lostWith !== null) {
         figures.failures.push(`queue ${poller.queueId} lost: ${poller.lostWith}`);
       } else figures.queuesKept++;

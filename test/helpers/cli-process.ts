@@ -1,3 +1,4 @@
+import { exited } from "./cli.js";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
@@ -69,10 +70,7 @@ export async function waitForServer(url: string, child: ChildProcess): Promise<v
   throw new Error("server did not start");
 }
 
-export const exited = (child: ChildProcess) =>
-  new Promise<number | null>((r) =>
-    child.exitCode !== null ? r(child.exitCode) : child.once("exit", (code) => r(code)),
-  );
+export { exited };
 
 /** Resolves with the exit code, or null if the process is still running after `ms`. */
 export const exitedWithin = (child: ChildProcess, ms: number) =>
