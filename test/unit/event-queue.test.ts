@@ -24,7 +24,7 @@ describe("an event queue of several processes (volatile heartbeats)", function (
     queue.volatileHeartbeats = true;
     const poll = queue.wait(60_000);
     // The event's wake-up is a microtask; the heartbeat lands first, synchronously.
-    queue.push({ type: "message", id: 7 } as never);
+    queue.push({ type: "message", id: 7 });
     queue.push({ type: "heartbeat" });
     const answered = await poll;
     expect(answered.map((queued) => [queued.id, queued.event.type])).to.deep.equal([[0, "message"]]);
