@@ -19,7 +19,8 @@ export interface Config {
   /** postgres://user:pass@host:port/db selects PostgreSQL; empty: the SQLite file in data_dir. */
   readonly database_url: string;
   readonly sqlite_synchronous: "full" | "normal";
-  readonly sqlite_busy_timeout_ms: number;
+  /** How long a query waits for a lock another process holds (SQLite busy_timeout, PostgreSQL lock_timeout). */
+  readonly db_lock_timeout_ms: number;
   readonly db_read_connections: number;
   readonly heartbeat_interval_secs: number;
   readonly idle_queue_timeout_secs: number;
@@ -110,11 +111,12 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     max: 64,
     description: "Database connections for reads, which run beside the one write connection.",
   },
-  sqlite_busy_timeout_ms: {
+  db_lock_timeout_ms: {
     kind: "int",
     min: 0,
     max: 600000,
-    description: "How long a query waits for a lock held by another process.",
+    description:
+      "How long a query waits for a lock held by another process (SQLite's busy timeout, PostgreSQL's lock_timeout).",
   },
   heartbeat_interval_secs: {
     kind: "int",
@@ -317,6 +319,14 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
   },
 };
 
+/**
+ * Former names still accepted (in settings.json and as CHATD_* variables), each
+ * for the setting that replaced it. Within one layer the current name wins.
+ */
+export const SETTING_ALIASES: Readonly<Record<string, SettingKey>> = {
+  sqlite_busy_timeout_ms: "db_lock_timeout_ms",
+};
+
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const DEFAULTS_FILE = join(PACKAGE_ROOT, "config", "defaults.json");
 export const SETTINGS_FILE_NAME = "settings.json";
@@ -494,9 +504,14 @@ export function parseHostList(text: string): string[] {
 }
 
 function applyLayer(target: Record<string, unknown>, layer: Record<string, unknown>, source: string): void {
-  for (const [key, value] of Object.entries(layer)) {
+  // Aliases first, so that the current name given in the same layer overrides them.
+  const entries = Object.entries(layer).sort(
+    ([a], [b]) => Number(b in SETTING_ALIASES) - Number(a in SETTING_ALIASES),
+  );
+  for (const [name, value] of entries) {
     if (value === undefined) continue;
-    if (!(key in SETTINGS)) throw new ConfigError(`Unknown setting '${key}' in ${source}`);
+    const key = name in SETTINGS ? name : SETTING_ALIASES[name];
+    if (key === undefined) throw new ConfigError(`Unknown setting '${name}' in ${source}`);
     target[key] = coerce(key as SettingKey, value, source);
   }
 }
@@ -516,7 +531,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const settingsFile = join(dataDir, SETTINGS_FILE_NAME);
   if (existsSync(settingsFile)) applyLayer(values, readJsonObject(settingsFile), settingsFile);
   const fromEnv: Record<string, unknown> = {};
-  for (const key of Object.keys(SETTINGS)) fromEnv[key] = env[envName(key)];
+  for (const key of [...Object.keys(SETTING_ALIASES), ...Object.keys(SETTINGS)])
+    fromEnv[key] = env[envName(key)];
   applyLayer(values, fromEnv, "environment");
   applyLayer(values, options.overrides ?? {}, "command line");
   for (const key of Object.keys(SETTINGS)) {

@@ -1,5 +1,7 @@
+import type { Knex } from "knex";
 import type { App } from "../app.js";
-import { realmUrl } from "../config.js";
+import { realmUrl, type Config } from "../config.js";
+import { claimable, claimRows, releaseClaim } from "../db/claims.js";
 import { bool, int, type BotServiceRow, type DbBigInt, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { JsonableError } from "../errors.js";
@@ -19,6 +21,11 @@ import { webhookReplyContent, webhookRequestBody } from "../lib/outgoing-webhook
  * background; its row stays until the attempt's result is written, so a delivery under
  * way when the server stops is sent again after the restart (at-least-once).
  *
+ * Several processes (workers; servers on several machines over one PostgreSQL) all run
+ * this worker: each claims a delivery (db/claims.ts) before sending it, so only one sends
+ * it. A claim lasts longer than any attempt (webhookLeaseMs); one left by a process that
+ * died is taken over when it runs out.
+ *
  * As in Zulip: a timeout or connection error is retried (MAX_REQUEST_RETRIES more times),
  * then the bot says "Failure! Bot is unavailable" and its owner is told; any other answer
  * than 2xx is not retried: the failure is posted and the owner told the status code.
@@ -30,6 +37,27 @@ export const MAX_REQUEST_RETRIES = 3;
 export const MAX_DELIVERIES_IN_FLIGHT = 256;
 /** How long a finished delivery's result waits for others to share its transaction. */
 export const WEBHOOK_RESULT_WINDOW_MS = 100;
+
+/**
+ * How long a claim on a delivery lasts: its attempt (at most the timeout), then its
+ * result's transaction, with room to spare. Only a claimer that died leaves one to run out.
+ */
+export const webhookLeaseMs = (config: Config) => 2 * config.outgoing_webhook_timeout_ms + 60_000;
+
+const TABLE = "outgoing_webhook_deliveries";
+
+/** The operator's trusted private targets, parsed once per configuration (it is frozen). */
+const allowedHosts = new WeakMap<Config, AllowedPrivateHosts>();
+function allowedPrivateHosts(config: Config): AllowedPrivateHosts {
+  let allowed = allowedHosts.get(config);
+  if (!allowed) {
+    allowed = new AllowedPrivateHosts(
+      config.webhook_allowed_private_hosts.split(",").filter((h) => h.trim()),
+    );
+    allowedHosts.set(config, allowed);
+  }
+  return allowed;
+}
 
 interface DeliveryRow {
   id: number;
@@ -51,25 +79,28 @@ export async function deliverDueWebhooks(app: App): Promise<number | null> {
   const inFlight = app.webhookDeliveries;
   const nowMs = app.clock.nowMs();
   if (inFlight.size < MAX_DELIVERIES_IN_FLIGHT) {
-    // The first MAX_DELIVERIES_IN_FLIGHT due rows hold at least as many not under way as
-    // there is room. Their IDs only: the rows of deliveries under way are not read again.
-    const dueIds = await app
-      .knex("outgoing_webhook_deliveries")
-      .where("next_attempt_at", "<=", nowMs)
+    // The first MAX_DELIVERIES_IN_FLIGHT due rows nobody holds include at least as many not
+    // under way here as there is room. Their IDs only: rows under way are not read again.
+    const due = (query: Knex.QueryBuilder) => query.where("next_attempt_at", "<=", nowMs);
+    const dueIds = await claimable(due(app.knex(TABLE)), nowMs)
       .orderBy("id")
       .limit(MAX_DELIVERIES_IN_FLIGHT)
       .pluck<number[]>("id");
-    const startingIds = dueIds
+    const wantedIds = dueIds
       .filter((id) => !inFlight.has(id))
       .slice(0, MAX_DELIVERIES_IN_FLIGHT - inFlight.size);
+    const lease = { nowMs, leaseMs: webhookLeaseMs(app.config) };
+    // Another process may have claimed some since: only those this one gets are sent.
+    const startingIds =
+      wantedIds.length === 0
+        ? []
+        : await app.db.transaction((tx) => claimRows(tx.knex, TABLE, wantedIds, lease, due));
     const starting =
       startingIds.length === 0
         ? []
-        : await app.knex<DeliveryRow>("outgoing_webhook_deliveries").whereIn("id", startingIds).orderBy("id");
+        : await app.knex<DeliveryRow>(TABLE).whereIn("id", startingIds).orderBy("id");
     const services = await botServices(app.knex, [...new Set(starting.map((row) => row.bot_user_id))]);
-    const allowed = new AllowedPrivateHosts(
-      app.config.webhook_allowed_private_hosts.split(",").filter((h) => h.trim()),
-    );
+    const allowed = allowedPrivateHosts(app.config);
     for (const row of starting) {
       const service = services.get(row.bot_user_id)?.[0];
       const attempt = deliverOne(app, row, service, allowed)
@@ -82,11 +113,19 @@ export async function deliverDueWebhooks(app: App): Promise<number | null> {
       inFlight.set(row.id, attempt);
     }
   }
-  const next = await app
-    .knex("outgoing_webhook_deliveries")
-    .where("next_attempt_at", ">", nowMs)
-    .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(next_attempt_at) AS next"));
-  return next?.next == null ? null : int(next.next) / 1000;
+  // The next retry, or the end of a claim (another process's, or one a dead process left).
+  const [retry, leaseEnd] = await Promise.all([
+    app
+      .knex(TABLE)
+      .where("next_attempt_at", ">", nowMs)
+      .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(next_attempt_at) AS next")),
+    app
+      .knex(TABLE)
+      .where("claimed_until", ">", nowMs)
+      .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(claimed_until) AS next")),
+  ]);
+  const times = [retry?.next, leaseEnd?.next].filter((t) => t != null).map((t) => int(t));
+  return times.length === 0 ? null : Math.min(...times) / 1000;
 }
 
 /** Resolves when no delivery is under way (shutdown; tests). */
@@ -147,7 +186,7 @@ export interface WebhookResult {
 
 /** One finished delivery's writes, inside a batch's transaction; harmless when repeated. */
 export async function writeWebhookResult(tx: Tx, result: WebhookResult): Promise<void> {
-  const deleted = await tx.knex("outgoing_webhook_deliveries").where({ id: result.id }).delete();
+  const deleted = await tx.knex(TABLE).where({ id: result.id }).delete();
   if (deleted > 0) await result.effects?.(tx);
 }
 
@@ -212,10 +251,11 @@ async function handleOutcome(
       }
       const dueMs = app.clock.nowMs() + app.config.outgoing_webhook_retry_delay_ms * 2 ** (failedTries - 1);
       await app.db.transaction(async (tx) => {
+        // Released: whichever process is free when the retry is due sends it.
         await tx
-          .knex("outgoing_webhook_deliveries")
+          .knex(TABLE)
           .where({ id: row.id })
-          .update({ failed_tries: failedTries, next_attempt_at: dueMs });
+          .update({ failed_tries: failedTries, next_attempt_at: dueMs, ...releaseClaim });
         tx.afterCommit(() => app.outgoingWebhooks.noteDue(dueMs / 1000));
       });
       return;

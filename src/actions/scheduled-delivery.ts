@@ -1,6 +1,7 @@
 import type { App } from "../app.js";
 import { loadWorld } from "../cache/world.js";
 import { nowSeconds } from "../clock.js";
+import { claimable, claimRows, releaseClaim } from "../db/claims.js";
 import { bool, int, type DbBigInt, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { JsonableError } from "../errors.js";
@@ -26,7 +27,15 @@ import { storedAddressee } from "./scheduled-messages.js";
  * sent and marked delivered in one transaction, so a crash either leaves it pending
  * (sent at the next start) or delivered: never sent twice. One that cannot be sent is
  * marked failed, and the sender of a scheduled message is told, as Zulip does.
+ *
+ * Several processes (workers; servers on several machines over one PostgreSQL) all run
+ * the timer: each claims an item (db/claims.ts) before delivering it, so one delivers it
+ * and the others move on. The claim of a process that died mid-delivery (its transaction
+ * rolled back) runs out after SCHEDULED_LEASE_MS; then the item is delivered by another.
  */
+
+/** How long a claim on an item lasts: far longer than its delivery's one transaction. */
+export const SCHEDULED_LEASE_MS = 60_000;
 
 /** What the delivery timer's query reads: it matches the scheduled_messages_pending index. */
 const PENDING = "NOT delivered AND NOT failed";
@@ -35,23 +44,64 @@ const PENDING = "NOT delivered AND NOT failed";
 export async function deliverDueScheduledMessages(app: App): Promise<number | null> {
   const attempted = new Set<number>();
   for (;;) {
-    const due = await app
-      .knex("scheduled_messages")
-      .whereRaw(PENDING)
+    const nowMs = app.clock.nowMs();
+    const due = await claimable(app.knex("scheduled_messages").whereRaw(PENDING), nowMs)
       .where("scheduled_timestamp", "<=", nowSeconds(app.clock))
+      .whereNotIn("id", [...attempted])
       .orderBy([{ column: "scheduled_timestamp" }, { column: "id" }])
       .first<{ id: number } | undefined>("id");
     if (!due) break;
-    // Every attempt delivers the item or marks it failed; never spin on one that stays.
-    if (attempted.has(due.id)) throw new Error(`scheduled message ${due.id} is still pending after delivery`);
     attempted.add(due.id);
+    // Another process may have claimed it since it was read: then it is theirs.
+    const lease = { nowMs, leaseMs: SCHEDULED_LEASE_MS };
+    const claimed = await app.db.transaction((tx) =>
+      claimRows(tx.knex, "scheduled_messages", [due.id], lease, (query) => query.whereRaw(PENDING)),
+    );
+    if (claimed.length === 0) continue;
     await deliverOne(app, due.id);
+    await afterAttempt(app, due.id);
   }
-  const next = await app
+  return nextDue(app);
+}
+
+/**
+ * Every attempt delivers a due item or marks it failed: one still pending was rescheduled
+ * during the attempt, and is released for whichever process runs when it falls due. One
+ * still due is an error (the timer then waits before it tries again, never spins).
+ */
+async function afterAttempt(app: App, id: number): Promise<void> {
+  const left = await app
     .knex("scheduled_messages")
+    .where({ id })
     .whereRaw(PENDING)
-    .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(scheduled_timestamp) AS next"));
-  return next?.next == null ? null : int(next.next);
+    .first<{ scheduled_timestamp: DbBigInt } | undefined>("scheduled_timestamp");
+  if (!left) return;
+  if (int(left.scheduled_timestamp) <= nowSeconds(app.clock)) {
+    throw new Error(`scheduled message ${id} is still pending after delivery`);
+  }
+  await app.db.transaction(async (tx) => {
+    await tx.knex("scheduled_messages").where({ id }).whereRaw(PENDING).update(releaseClaim);
+  });
+}
+
+/** When the next pending item falls due, or the claim on one (another process's) runs out. */
+async function nextDue(app: App): Promise<number | null> {
+  const nowMs = app.clock.nowMs();
+  const [unclaimed, leaseEnd] = await Promise.all([
+    claimable(app.knex("scheduled_messages").whereRaw(PENDING), nowMs).first<
+      { next: DbBigInt | null } | undefined
+    >(app.knex.raw("MIN(scheduled_timestamp) AS next")),
+    app
+      .knex("scheduled_messages")
+      .whereRaw(PENDING)
+      .where("claimed_until", ">", nowMs)
+      .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(claimed_until) AS next")),
+  ]);
+  const times = [
+    unclaimed?.next == null ? null : int(unclaimed.next),
+    leaseEnd?.next == null ? null : Math.ceil(int(leaseEnd.next) / 1000),
+  ].filter((t) => t !== null);
+  return times.length === 0 ? null : Math.min(...times);
 }
 
 /** Why the sender can no longer send anything (then nobody is told, as in Zulip). */
@@ -116,7 +166,7 @@ async function markDelivered(tx: Tx, row: ScheduledMessageRow, messageId: number
     .knex("scheduled_messages")
     .where({ id: row.id })
     .whereRaw(PENDING)
-    .update({ delivered: true, delivered_message_id: messageId });
+    .update({ delivered: true, delivered_message_id: messageId, ...releaseClaim });
   // The row was read in this transaction, and transactions run one at a time.
   if (updated !== 1) throw new Error(`scheduled message ${row.id} changed during its delivery`);
 }
@@ -156,7 +206,7 @@ async function markFailed(
   await tx
     .knex("scheduled_messages")
     .where({ id: row.id })
-    .update({ failed: true, failure_message: failureMessage });
+    .update({ failed: true, failure_message: failureMessage, ...releaseClaim });
   const sender = realm.user(row.sender_id);
   if (!notify || !sender || row.delivery_type !== DELIVERY_TYPE.SEND_LATER) return;
   const failed = { ...row, failed: true, failure_message: failureMessage };

@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { systemClock, type Clock } from "../clock.js";
 import { int, intOrNull, type UserPresenceRow } from "../db/rows.js";
 import type { Db } from "../db/tx.js";
 import type { PresenceTimes } from "../lib/presence.js";
@@ -7,6 +8,8 @@ import type { Logger } from "../logger.js";
 export interface PresenceRecord extends PresenceTimes {
   /** The realm's presence sequence number of this change (Zulip's last_update_id). */
   readonly lastUpdateId: number;
+  /** When it was recorded (milliseconds), by whichever process recorded it. */
+  readonly changedAt: number;
 }
 
 /** One realm's presence: a record per user who ever reported it, and the sequence. */
@@ -27,7 +30,7 @@ interface MutableRealmPresence extends RealmPresence {
 /** Changes remembered for changedSince(); beyond that, readers start over. */
 const CHANGE_LOG_LIMIT = 10_000;
 
-/** Rows per INSERT: 4 bound values each stays well under SQLite's variable limit. */
+/** Rows per INSERT: 5 bound values each stays well under SQLite's variable limit. */
 const FLUSH_CHUNK = 200;
 
 /**
@@ -35,8 +38,15 @@ const FLUSH_CHUNK = 200;
  * change is kept here and written to user_presence later with the others, in one
  * transaction per flush (every presence_flush_interval_ms, and at shutdown), instead of
  * a transaction per ping. A crash loses at most one interval of changes: "last seen"
- * times a little too old, which the next pings correct. Only the serving process
- * writes presence; a realm is read from the database once, on first use.
+ * times a little too old, which the next pings correct. A realm is read from the
+ * database once, on first use.
+ *
+ * Several processes (`shared`: workers, or servers on several machines): each takes
+ * pings and flushes them, and after each flush reads the rows the others flushed since
+ * it last looked, so a ping taken by one shows in the others' reads within about two
+ * flush intervals (README, "Several workers"). A write never replaces a row recorded
+ * later (`changed_at`), whichever process flushes last. Update IDs stay per process:
+ * another process's change gets the next ID of the process that reads it.
  */
 export class PresenceStore {
   private readonly realms = new Map<number, Promise<MutableRealmPresence>>();
@@ -46,11 +56,20 @@ export class PresenceStore {
   private flushing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
 
+  /** Shared: the last read of others' changes started at this time (ms); null before any. */
+  private readSinceMs: number | null = null;
+  private intervalMs = 0;
+
   constructor(
     private readonly db: Db,
     private readonly reader: Knex,
     private readonly logger: Logger,
+    private readonly options: { clock?: Clock; shared?: boolean } = {},
   ) {}
+
+  private get clock(): Clock {
+    return this.options.clock ?? systemClock;
+  }
 
   /** The realm's presence, loaded on first use. */
   realm(realmId: number): Promise<RealmPresence> {
@@ -83,6 +102,12 @@ export class PresenceStore {
 
   /** Records a user's new presence under the realm's next sequence number. */
   set(realmId: number, userId: number, times: PresenceTimes): PresenceRecord {
+    const record = this.record(realmId, userId, times, this.clock.nowMs());
+    this.dirty.set(userId, record);
+    return record;
+  }
+
+  private record(realmId: number, userId: number, times: PresenceTimes, changedAt: number): PresenceRecord {
     const realm = this.loaded(realmId);
     realm.lastUpdateId += 1;
     realm.log.push(userId);
@@ -91,9 +116,13 @@ export class PresenceStore {
       realm.log.splice(0, dropped);
       realm.logStart += dropped;
     }
-    const record: PresenceRecord = { ...times, lastUpdateId: realm.lastUpdateId };
+    const record: PresenceRecord = {
+      lastActiveTime: times.lastActiveTime,
+      lastConnectedTime: times.lastConnectedTime,
+      lastUpdateId: realm.lastUpdateId,
+      changedAt,
+    };
     realm.records.set(userId, record);
-    this.dirty.set(userId, record);
     return record;
   }
 
@@ -103,9 +132,23 @@ export class PresenceStore {
     return this.flushing;
   }
 
-  /** Flushes every `intervalMs` until stop(). */
+  /**
+   * Reads the changes other processes flushed since the last read (only when shared;
+   * after each timed flush). Serialized with flushes.
+   */
+  readOthers(): Promise<void> {
+    if (!this.options.shared) return Promise.resolve();
+    this.flushing = this.flushing.then(() => this.mergeFlushed());
+    return this.flushing;
+  }
+
+  /** Flushes (and, shared, reads others' changes) every `intervalMs` until stop(). */
   start(intervalMs: number): void {
-    this.timer ??= setInterval(() => void this.flush(), intervalMs);
+    this.intervalMs = intervalMs;
+    this.timer ??= setInterval(() => {
+      void this.flush();
+      void this.readOthers();
+    }, intervalMs);
     this.timer.unref();
   }
 
@@ -129,20 +172,11 @@ export class PresenceStore {
     const rows = await this.reader("user_presence as p")
       .join("users as u", "u.id", "p.user_id")
       .where("u.realm_id", realmId)
-      .select<UserPresenceRow[]>(
-        "p.user_id",
-        "p.last_active_time",
-        "p.last_connected_time",
-        "p.last_update_id",
-      );
+      .select<UserPresenceRow[]>(PRESENCE_COLUMNS);
     const realm: MutableRealmPresence = { records: new Map(), lastUpdateId: 0, log: [], logStart: 1 };
     for (const row of rows) {
       const lastUpdateId = int(row.last_update_id);
-      realm.records.set(row.user_id, {
-        lastActiveTime: intOrNull(row.last_active_time),
-        lastConnectedTime: intOrNull(row.last_connected_time),
-        lastUpdateId,
-      });
+      realm.records.set(row.user_id, { ...timesOf(row), lastUpdateId, changedAt: int(row.changed_at) });
       realm.lastUpdateId = Math.max(realm.lastUpdateId, lastUpdateId);
     }
     realm.logStart = realm.lastUpdateId + 1;
@@ -159,15 +193,22 @@ export class PresenceStore {
       last_active_time: record.lastActiveTime,
       last_connected_time: record.lastConnectedTime,
       last_update_id: record.lastUpdateId,
+      changed_at: record.changedAt,
     }));
     try {
       await this.db.transaction(async (tx) => {
         for (let i = 0; i < rows.length; i += FLUSH_CHUNK) {
-          await tx
+          const upsert = tx
             .knex("user_presence")
             .insert(rows.slice(i, i + FLUSH_CHUNK))
             .onConflict("user_id")
             .merge();
+          // Another process may have written a later change of the same user: it stays.
+          if (this.options.shared) {
+            await upsert.where("user_presence.changed_at", "<=", tx.knex.raw("excluded.changed_at"));
+          } else {
+            await upsert;
+          }
         }
       });
     } catch (err) {
@@ -178,4 +219,55 @@ export class PresenceStore {
       this.logger.warn(`writing ${batch.size} presence change(s) failed (${reason}); retrying later`);
     }
   }
+
+  /**
+   * Takes the rows other processes flushed since the last read. A process flushes a
+   * change within its flush interval (plus the flush's own time), so rows recorded up to
+   * two intervals and a margin before the last read began may be new; those already
+   * known, or older than what is held, are skipped. Machines' clocks must agree (NTP).
+   */
+  private async mergeFlushed(): Promise<void> {
+    const realmIds = [...this.ready.keys()];
+    const startedMs = this.clock.nowMs();
+    if (realmIds.length === 0) return;
+    const sinceMs = this.readSinceMs === null ? 0 : this.readSinceMs - 2 * this.intervalMs - MERGE_MARGIN_MS;
+    try {
+      const rows = await this.reader("user_presence as p")
+        .join("users as u", "u.id", "p.user_id")
+        .whereIn("u.realm_id", realmIds)
+        .where("p.changed_at", ">", sinceMs)
+        .select<Array<UserPresenceRow & { realm_id: number }>>([...PRESENCE_COLUMNS, "u.realm_id"]);
+      for (const row of rows) {
+        const changedAt = int(row.changed_at);
+        const held = this.ready.get(row.realm_id)?.records.get(row.user_id);
+        if (held && held.changedAt >= changedAt) continue;
+        this.record(row.realm_id, row.user_id, timesOf(row), changedAt);
+        // This process's own older change of the user is outdated: not written.
+        const pending = this.dirty.get(row.user_id);
+        if (pending && pending.changedAt < changedAt) this.dirty.delete(row.user_id);
+      }
+      this.readSinceMs = startedMs;
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      this.logger.warn(
+        `reading other processes' presence failed (${typeof code === "string" ? code : "error"})`,
+      );
+    }
+  }
 }
+
+/** Slack beyond two flush intervals for a row to be flushed after it was recorded. */
+const MERGE_MARGIN_MS = 10_000;
+
+const PRESENCE_COLUMNS = [
+  "p.user_id",
+  "p.last_active_time",
+  "p.last_connected_time",
+  "p.last_update_id",
+  "p.changed_at",
+];
+
+const timesOf = (row: UserPresenceRow): PresenceTimes => ({
+  lastActiveTime: intOrNull(row.last_active_time),
+  lastConnectedTime: intOrNull(row.last_connected_time),
+});

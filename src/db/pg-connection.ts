@@ -24,12 +24,12 @@ const types = {
 
 /**
  * Knex's connection settings for PostgreSQL: the URL, never logged (it may hold a password).
- * A writer waits for the write lock (or any lock) at most sqlite_busy_timeout_ms, as on
+ * A writer waits for the write lock (or any lock) at most db_lock_timeout_ms, as on
  * SQLite, then fails with SQLSTATE 55P03, which callers retry as they retry SQLITE_BUSY.
  * PostgreSQL's 0 means "wait forever": SQLite's 0 ("do not wait") becomes 1 ms.
  */
 export function pgConnection(config: Config): Knex.PgConnectionConfig {
-  const lockTimeout = Math.max(1, config.sqlite_busy_timeout_ms);
+  const lockTimeout = Math.max(1, config.db_lock_timeout_ms);
   return {
     connectionString: config.database_url,
     types,

@@ -206,6 +206,8 @@ export interface UserPresenceRow {
   last_active_time: DbBigInt | null;
   last_connected_time: DbBigInt | null;
   last_update_id: DbBigInt;
+  /** Milliseconds: when the change was recorded (0 for rows from before it was kept). */
+  changed_at: DbBigInt;
 }
 
 /** An outgoing-webhook bot's service (Zulip's Service): where and how it is called. */

@@ -10,7 +10,7 @@ export function sqlitePragmas(config: Config): string[] {
     "PRAGMA journal_mode = WAL",
     `PRAGMA synchronous = ${config.sqlite_synchronous.toUpperCase()}`,
     "PRAGMA foreign_keys = ON",
-    `PRAGMA busy_timeout = ${config.sqlite_busy_timeout_ms}`,
+    `PRAGMA busy_timeout = ${config.db_lock_timeout_ms}`,
     "PRAGMA temp_store = MEMORY",
     "PRAGMA cache_size = -65536",
   ];

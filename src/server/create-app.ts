@@ -159,7 +159,8 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
       await app.webhookResults.writeIn(tx, isPlainWebhookResult);
       return ids;
     }),
-    presence: new PresenceStore(db, knex, logger),
+    // Shared with other processes: each reads what the others flushed (cache/presence-store.ts).
+    presence: new PresenceStore(db, knex, logger, { clock, shared: replication !== null }),
     scheduledDelivery: new DueTimer(clock, logger, () => deliverDueScheduledMessages(app)),
     outgoingWebhooks: new DueTimer(clock, logger, () => deliverDueWebhooks(app)),
     webhookDeliveries: new Map(),

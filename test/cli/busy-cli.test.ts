@@ -63,7 +63,7 @@ function sendLoad(server: ServerProcess, auth: Record<string, string>, workers: 
 /**
  * Another process (here: the test) takes the write lock every writer takes first: SQLite's
  * (BEGIN IMMEDIATE) or PostgreSQL's advisory lock. Writers wait for it at most
- * sqlite_busy_timeout_ms (on PostgreSQL through lock_timeout).
+ * db_lock_timeout_ms (its alias sqlite_busy_timeout_ms here; on PostgreSQL through lock_timeout).
  */
 const TAKE_WRITE_LOCK = onPostgres()
   ? `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`

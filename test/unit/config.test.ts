@@ -41,6 +41,41 @@ describe("configuration layering", function () {
     expect(config.port).to.equal(8002);
   });
 
+  it("db_lock_timeout_ms: also read under its former name sqlite_busy_timeout_ms, the new name winning", function () {
+    expect(loadConfig({ dataDir: dir, env: {} }).db_lock_timeout_ms).to.equal(5000);
+    expect(
+      loadConfig({ dataDir: dir, env: { CHATD_DB_LOCK_TIMEOUT_MS: "700" } }).db_lock_timeout_ms,
+    ).to.equal(700);
+    // The former name, in each layer.
+    expect(
+      loadConfig({ dataDir: dir, env: { CHATD_SQLITE_BUSY_TIMEOUT_MS: "800" } }).db_lock_timeout_ms,
+    ).to.equal(800);
+    writeFileSync(join(dir, "settings.json"), JSON.stringify({ sqlite_busy_timeout_ms: 900 }));
+    expect(loadConfig({ dataDir: dir, env: {} }).db_lock_timeout_ms).to.equal(900);
+    // A later layer overrides an earlier one whichever name either uses.
+    expect(
+      loadConfig({ dataDir: dir, env: { CHATD_DB_LOCK_TIMEOUT_MS: "1000" } }).db_lock_timeout_ms,
+    ).to.equal(1000);
+    writeFileSync(join(dir, "settings.json"), JSON.stringify({ db_lock_timeout_ms: 1100 }));
+    expect(
+      loadConfig({ dataDir: dir, env: { CHATD_SQLITE_BUSY_TIMEOUT_MS: "1200" } }).db_lock_timeout_ms,
+    ).to.equal(1200);
+    // Both names in one layer: the current one wins, in whichever order they come.
+    writeFileSync(
+      join(dir, "settings.json"),
+      JSON.stringify({ db_lock_timeout_ms: 1300, sqlite_busy_timeout_ms: 1 }),
+    );
+    expect(loadConfig({ dataDir: dir, env: {} }).db_lock_timeout_ms).to.equal(1300);
+    const both = { CHATD_SQLITE_BUSY_TIMEOUT_MS: "1", CHATD_DB_LOCK_TIMEOUT_MS: "1400" };
+    expect(loadConfig({ dataDir: dir, env: both }).db_lock_timeout_ms).to.equal(1400);
+    // The alias is validated like the setting, and is no key of its own.
+    expect(() => loadConfig({ dataDir: dir, env: { CHATD_SQLITE_BUSY_TIMEOUT_MS: "-1" } })).to.throw(
+      ConfigError,
+      /db_lock_timeout_ms \(environment\) must be between 0 and 600000/,
+    );
+    expect(loadConfig({ dataDir: dir, env: {} })).not.to.have.property("sqlite_busy_timeout_ms");
+  });
+
   it("takes the data directory from the flag, then CHATD_DATA_DIR, then ./data", function () {
     expect(loadConfig({ env: { CHATD_DATA_DIR: dir } }).data_dir).to.equal(dir);
     expect(loadConfig({ env: {} }).data_dir).to.equal(join(process.cwd(), "data"));
