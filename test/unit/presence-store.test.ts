@@ -71,6 +71,50 @@ describe("presence store: batched writes", function () {
     expect(store.changedSince(realm.id, start + 10_001)).to.deep.equal([hamlet]);
   });
 
+  it("shared: a flush never replaces a later change, and each store reads the others' changes", async function () {
+    const realm = await server.factory.realm({ hamlet: 400 });
+    const hamlet = realm.users.hamlet!.id;
+    /** A store of another process, whose clock reads `at()`. */
+    const storeOf = (at: () => number) =>
+      new PresenceStore(server.app.db, server.app.knex, silentLogger, {
+        clock: { nowMs: at, setTimer: () => () => undefined },
+        shared: true,
+      });
+    let now = 1_000;
+    const [a, b] = [storeOf(() => now), storeOf(() => now)];
+    await a.realm(realm.id);
+    await b.realm(realm.id);
+    const start = (await a.realm(realm.id)).lastUpdateId;
+    a.set(realm.id, hamlet, { lastActiveTime: 100, lastConnectedTime: 100 });
+    now = 2_000;
+    b.set(realm.id, hamlet, { lastActiveTime: 200, lastConnectedTime: 200 });
+    // The later change is written first; the earlier one, flushed after it, does not replace it.
+    await b.flush();
+    await a.flush();
+    const stored = () =>
+      server.app.knex("user_presence").where({ user_id: hamlet }).first("last_active_time", "changed_at");
+    expect(await stored()).to.deep.include({ last_active_time: 200 });
+    expect(Number((await stored()).changed_at)).to.equal(2_000);
+    // Each reads what the other flushed: a takes b's later change under its own next ID.
+    await a.readOthers();
+    await b.readOthers();
+    expect(a.get(realm.id, hamlet)).to.deep.equal({
+      lastActiveTime: 200,
+      lastConnectedTime: 200,
+      lastUpdateId: start + 2,
+      changedAt: 2_000,
+    });
+    expect(a.changedSince(realm.id, start + 1)).to.deep.equal([hamlet]);
+    expect(b.get(realm.id, hamlet)!.lastUpdateId).to.equal(start + 1);
+    // Recorded later wins even with earlier times (turning presence off records that).
+    now = 3_000;
+    a.set(realm.id, hamlet, { lastActiveTime: null, lastConnectedTime: 50 });
+    await a.flush();
+    await b.readOthers();
+    expect(b.get(realm.id, hamlet)).to.deep.include({ lastActiveTime: null, lastConnectedTime: 50 });
+    expect(b.unflushed).to.equal(0);
+  });
+
   it("refuses to read or change a realm it has not loaded", function () {
     const store = new PresenceStore(server.app.db, server.app.knex, silentLogger);
     expect(() => store.get(999_999, 1)).to.throw("not loaded");
