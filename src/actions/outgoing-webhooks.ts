@@ -48,7 +48,7 @@ const TABLE = "outgoing_webhook_deliveries";
 
 /** The operator's trusted private targets, parsed once per configuration (it is frozen). */
 const allowedHosts = new WeakMap<Config, AllowedPrivateHosts>();
-function allowedPrivateHosts(config: Config): AllowedPrivateHosts {
+export function allowedPrivateHosts(config: Config): AllowedPrivateHosts {
   let allowed = allowedHosts.get(config);
   if (!allowed) {
     allowed = new AllowedPrivateHosts(

@@ -1,6 +1,8 @@
 import { createServer, get, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "chai";
+import { allowedPrivateHosts } from "../../src/actions/outgoing-webhooks.js";
+import { testConfig } from "../../src/config.js";
 import {
   AllowedPrivateHosts,
   guardedLookup,
@@ -59,6 +61,18 @@ describe("outgoing webhook targets (the SSRF guard)", function () {
     expect(refusedWebhookAddress("hook", "10.21.3.4", allowed)).to.be.a("string");
     expect(refusedWebhookAddress("hook", "fd12::1", allowed)).to.equal(null);
     expect(refusedWebhookAddress("hook", "::1", allowed)).to.be.a("string");
+  });
+
+  it("the worker builds the allowlist once per configuration, not on every run", function () {
+    const config = testConfig("/nonexistent", {
+      webhook_allowed_private_hosts: "hooks.internal, 10.0.0.0/8",
+    });
+    const allowed = allowedPrivateHosts(config);
+    expect(allowedPrivateHosts(config)).to.equal(allowed);
+    expect(allowed.hasName("hooks.internal")).to.equal(true);
+    const other = testConfig("/nonexistent", { webhook_allowed_private_hosts: "" });
+    expect(allowedPrivateHosts(other)).to.not.equal(allowed);
+    expect(allowedPrivateHosts(other).hasName("hooks.internal")).to.equal(false);
   });
 
   it("rejects entries that are not host names, addresses or ranges", function () {
