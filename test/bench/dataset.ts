@@ -12,7 +12,8 @@ import type { Knex } from "knex";
 import { RECIPIENT_TYPE } from "../../src/db/channel-rows.js";
 import { bulkInsert } from "../../src/db/insert.js";
 import type { UserRow } from "../../src/db/rows.js";
-import { indexMessages, type SearchDocument } from "../../src/db/search-sqlite.js";
+import { indexMessages, type SearchDocument } from "../../src/db/search.js";
+import { isPostgres } from "../../src/db/dialect.js";
 import { MESSAGE_FLAG_BITS } from "../../src/lib/message-flags.js";
 import { loadConfig } from "../../src/config.js";
 import { silentLogger } from "../../src/logger.js";
@@ -37,6 +38,8 @@ export interface DatasetOptions {
   users: number;
   channels: number;
   messages: number;
+  /** A PostgreSQL database (empty) to build it in instead of the data directory's SQLite file. */
+  databaseUrl?: string;
 }
 
 export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
@@ -44,7 +47,11 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
   const config = loadConfig({
     dataDir: options.dataDir,
     env: {},
-    overrides: { db_driver: options.driver, log_level: "silent" },
+    overrides: {
+      db_driver: options.driver,
+      log_level: "silent",
+      ...(options.databaseUrl ? { database_url: options.databaseUrl } : {}),
+    },
   });
   const app = await createApp(config, { logger: silentLogger });
   try {
@@ -205,6 +212,12 @@ async function seedMessages(
       await bulkInsert(trx, "user_messages", ["user_id", "message_id", "flags"], flags, 300);
       await indexMessages(trx, docs);
     });
+  }
+  // The messages took explicit IDs: PostgreSQL's sequence must continue after them.
+  if (isPostgres(app.knex)) {
+    await app.knex.raw(
+      "SELECT setval(pg_get_serial_sequence('messages', 'id'), (SELECT max(id) FROM messages))",
+    );
   }
   return { channels, messages: options.messages };
 }

@@ -1,7 +1,10 @@
 // `npm run bench`: measures chatd against baselines taken in the same run, on the same
 // machine, and writes bench-results.json. Flags: --quick (short run), --large (1,000,000
-// messages), --driver sqlite3|better-sqlite3|both (default: sqlite3), --only presence|webhooks
-// (just that scenario), --cpu-prof DIR (the servers write V8 CPU profiles there).
+// messages), --driver sqlite3|better-sqlite3|both (default: sqlite3), --database
+// sqlite|postgres|both (default: sqlite; PostgreSQL: see postgres.ts), --workers N (only the
+// scaling of N workers against one, see workers-scaling.ts), --only presence|webhooks|dbcopy
+// (just that scenario; dbcopy: see db-copy-check.ts), --cpu-prof DIR (the servers write V8
+// CPU profiles there).
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
@@ -31,8 +34,12 @@ import {
   measureWebhookSends,
   startSlowEndpoint,
 } from "./webhook-sends.js";
+import { createDatabase, databaseEnv, datasetStorage, startPostgres, stopPostgres } from "./postgres.js";
+import { dbCopyScenarios } from "./db-copy-check.js";
+import { workersScenarios } from "./workers-scaling.js";
 
-type Driver = "sqlite3" | "better-sqlite3";
+/** A SQLite driver, or "pg": chatd over PostgreSQL. */
+type Driver = "sqlite3" | "better-sqlite3" | "pg";
 
 interface Scenario {
   name: string;
@@ -41,6 +48,7 @@ interface Scenario {
   baseline: number | null;
   ratio: number | null;
   driver?: Driver;
+  database?: "sqlite" | "postgres";
   target?: string;
 }
 
@@ -56,10 +64,14 @@ const argv = process.argv.slice(2);
 const QUICK = argv.includes("--quick");
 const LARGE = argv.includes("--large");
 const driverArg = argv[argv.indexOf("--driver") + 1];
-const DRIVERS: Driver[] =
+const SQLITE_DRIVERS: Driver[] =
   argv.includes("--driver") && driverArg === "both"
     ? ["sqlite3", "better-sqlite3"]
     : [argv.includes("--driver") && driverArg === "better-sqlite3" ? "better-sqlite3" : "sqlite3"];
+const DATABASE = argv.includes("--database") ? argv[argv.indexOf("--database") + 1] : undefined;
+const WORKERS = argv.includes("--workers") ? Number(argv[argv.indexOf("--workers") + 1]) : undefined;
+const DRIVERS: Driver[] =
+  DATABASE === "postgres" ? ["pg"] : DATABASE === "both" ? [...SQLITE_DRIVERS, "pg"] : SQLITE_DRIVERS;
 
 const ROUNDS = QUICK ? 2 : 3;
 const LOAD_SECONDS = QUICK ? 3 : 5;
@@ -105,6 +117,7 @@ function load(
 }
 
 function record(s: Scenario): void {
+  if (s.driver) s.database ??= s.driver === "pg" ? "postgres" : "sqlite";
   results.push(s);
   const ratio = s.ratio === null ? "" : ` (ratio ${s.ratio})`;
   log(`  ${s.name}${s.driver ? ` [${s.driver}]` : ""}: ${s.value} ${s.unit}${ratio}`);
@@ -129,7 +142,12 @@ async function startChatd(
     {
       core: SERVER_CORE,
       // Load tests measure throughput, not the limits that would cut them short.
-      env: { CHATD_LOG_LEVEL: "warn", CHATD_DB_DRIVER: driver, CHATD_RATE_LIMITING: "false", ...env },
+      env: {
+        CHATD_LOG_LEVEL: "warn",
+        ...(driver === "pg" ? databaseEnv(dataDir) : { CHATD_DB_DRIVER: driver }),
+        CHATD_RATE_LIMITING: "false",
+        ...env,
+      },
       stdio: "ignore",
     },
   );
@@ -388,7 +406,7 @@ async function benchDelivery(
   if (send.non2xx > 0 || send.errors > 0)
     throw new Error(`send: ${send.non2xx} non-2xx, ${send.errors} errors`);
   const limit =
-    results.find((r) => r.name === "sqlite_write_limit_msgs" && r.driver === driver)?.value ?? null;
+    results.find((r) => r.name.endsWith("_write_limit_msgs") && r.driver === driver)?.value ?? null;
   record({
     name: "send_message_msgs",
     value: round(send.rps, 0),
@@ -461,8 +479,7 @@ async function benchPresence(driver: Driver, work: string): Promise<void> {
     `\npresence: ${PRESENCE_USERS} users pinging every 60 s (${driver}; about ${60 + PRESENCE_MEASURE_SEC + 10} s)`,
   );
   const dataset = await buildDataset({
-    dataDir: join(work, `${driver}-presence`),
-    driver,
+    ...(await datasetStorage(driver, join(work, `${driver}-presence`))),
     users: PRESENCE_USERS,
     channels: 0,
     messages: 0,
@@ -534,8 +551,7 @@ async function benchWebhooks(driver: Driver, work: string): Promise<void> {
   const seconds = WEBHOOK_PHASE_SEC * WEBHOOK_ROUNDS;
   log(`\noutgoing webhooks: ${WEBHOOK_RATE} msg/s, ${seconds} s with and ${seconds} s without (${driver})`);
   const dataset = await buildDataset({
-    dataDir: join(work, `${driver}-webhooks`),
-    driver,
+    ...(await datasetStorage(driver, join(work, `${driver}-webhooks`))),
     users: 60,
     // 20 channels: each of the first 50 users holds 20 subscriptions (see dataset.ts).
     channels: 20,
@@ -629,6 +645,28 @@ async function registerQueues(url: string, users: BenchUser[], n: number) {
   return queues;
 }
 
+/** `--workers N`: over PostgreSQL unless `--database sqlite` asks for SQLite (CHATD_SQLITE_WORKERS=1). */
+async function benchWorkers(workers: number, work: string): Promise<void> {
+  const driver: Driver = DATABASE === "sqlite" ? SQLITE_DRIVERS[0]! : "pg";
+  log(`\n${workers} workers against 1 (${driver}): building the data set`);
+  const dataset = await buildDataset({
+    ...(await datasetStorage(driver, join(work, `${driver}-workers`))),
+    users: 200,
+    channels: 50,
+    messages: MESSAGES,
+  });
+  const scenarios = await workersScenarios({
+    dataset,
+    workers,
+    database: driver === "pg" ? "postgres" : "sqlite",
+    rounds: ROUNDS,
+    loadSeconds: LOAD_SECONDS,
+    sends: QUICK ? 100 : 300,
+    log,
+  });
+  for (const s of scenarios) record({ ...s, driver });
+}
+
 /** Every scenario: the baselines, then each driver's data set and scenarios. */
 async function benchAll(koaUrl: string, work: string): Promise<void> {
   // Baselines measured in this run.
@@ -642,13 +680,14 @@ async function benchAll(koaUrl: string, work: string): Promise<void> {
     ratio: null,
   });
   for (const driver of DRIVERS) {
+    const pg = driver === "pg" ? { databaseUrl: await createDatabase() } : {};
     const write = await runJson<{ msgs_per_sec: number }>(
-      "baselines/sqlite-write.js",
-      { driver, seconds: QUICK ? 3 : 6 },
+      "baselines/write-limit.js",
+      { driver: driver === "pg" ? "sqlite3" : driver, seconds: QUICK ? 3 : 6, ...pg },
       SERVER_CORE,
     );
     record({
-      name: "sqlite_write_limit_msgs",
+      name: driver === "pg" ? "postgres_write_limit_msgs" : "sqlite_write_limit_msgs",
       value: round(write.msgs_per_sec, 0),
       unit: "msg/s",
       baseline: null,
@@ -674,7 +713,12 @@ async function benchAll(koaUrl: string, work: string): Promise<void> {
     log(`\nbuilding data set (${driver})`);
     const dataDir = join(work, driver);
     const built = performance.now();
-    const dataset = await buildDataset({ dataDir, driver, users: 200, channels: 50, messages: MESSAGES });
+    const dataset = await buildDataset({
+      ...(await datasetStorage(driver, dataDir)),
+      users: 200,
+      channels: 50,
+      messages: MESSAGES,
+    });
     record({
       name: "dataset_build_s",
       value: round((performance.now() - built) / 1000, 1),
@@ -692,16 +736,21 @@ async function benchAll(koaUrl: string, work: string): Promise<void> {
 async function main(): Promise<void> {
   const startedAt = Date.now();
   log(
-    `chatd benchmark (${QUICK ? "quick" : "full"}${LARGE ? ", large" : ""}); ${CORES} cores; drivers: ${DRIVERS.join(", ")}`,
+    `chatd benchmark (${QUICK ? "quick" : "full"}${LARGE ? ", large" : ""}); ${CORES} cores; drivers: ${DRIVERS.join(", ")}${WORKERS ? `; ${WORKERS} workers` : ""}`,
   );
   const koa = await startKoa();
   const work = mkdtempSync(join(tmpdir(), "chatd-bench-"));
   try {
-    if (ONLY === "presence") for (const driver of DRIVERS) await benchPresence(driver, work);
+    if (DRIVERS.includes("pg") || ONLY === "dbcopy" || WORKERS) await startPostgres(log);
+    if (WORKERS) await benchWorkers(WORKERS, work);
+    else if (ONLY === "presence") for (const driver of DRIVERS) await benchPresence(driver, work);
     else if (ONLY === "webhooks") for (const driver of DRIVERS) await benchWebhooks(driver, work);
-    else await benchAll(koa.url, work);
+    else if (ONLY === "dbcopy") {
+      for (const s of await dbCopyScenarios(work, MESSAGES, log)) record(s);
+    } else await benchAll(koa.url, work);
   } finally {
     await stopProcess(koa.child);
+    await stopPostgres();
     rmSync(work, { recursive: true, force: true });
   }
 
@@ -714,6 +763,7 @@ async function main(): Promise<void> {
     pinned: CORES > 1,
     quick: QUICK,
     large: LARGE,
+    workers: WORKERS ?? 1,
     duration_s: round((Date.now() - startedAt) / 1000, 0),
   };
   writeFileSync(

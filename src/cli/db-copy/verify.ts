@@ -12,7 +12,8 @@ export interface TableCheck {
   match: boolean;
 }
 
-const BATCH = 1000;
+/** Rows per read: fewer statements (a 100,000-message installation has millions of flag rows), bounded memory. */
+const BATCH = 5000;
 
 /** One value as both databases give it: booleans are 1/0 and int8 a number on both (pg-connection.ts). */
 function normalized(value: unknown): unknown {

