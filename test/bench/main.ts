@@ -1,7 +1,9 @@
 // `npm run bench`: measures chatd against baselines taken in the same run, on the same
 // machine, and writes bench-results.json. Flags: --quick (short run), --large (1,000,000
 // messages), --driver sqlite3|better-sqlite3|both (default: sqlite3), --only presence|webhooks
-// (just that scenario), --cpu-prof DIR (the servers write V8 CPU profiles there).
+// (just that scenario), --cpu-prof DIR (the servers write V8 CPU profiles there), --users (only
+// the users-per-core simulation, see users/; with --workers N on `serve --workers N`, and
+// --users-max N to stop growing at N users).
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
@@ -25,6 +27,8 @@ import {
   inputFile,
 } from "./processes.js";
 import { median, round } from "./stats.js";
+import { measureHalfLoad } from "./half-load.js";
+import { usersScenarios } from "./users/scenario.js";
 import {
   createWebhookBot,
   ENDPOINT_DELAY_MS,
@@ -67,6 +71,11 @@ const CONNECTIONS = 10;
 const MESSAGES = LARGE ? 1_000_000 : 100_000;
 const PROFILE_DIR = argv.includes("--cpu-prof") ? argv[argv.indexOf("--cpu-prof") + 1] : undefined;
 const ONLY = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined;
+const USERS = argv.includes("--users");
+const WORKERS = argv.includes("--workers") ? Number(argv[argv.indexOf("--workers") + 1]) : 1;
+const USERS_MAX = argv.includes("--users-max") ? Number(argv[argv.indexOf("--users-max") + 1]) : undefined;
+/** Seconds of each open-loop run at half the measured maximum rate. */
+const HALF_LOAD_SECONDS = QUICK ? 5 : 10;
 /** Users of the presence scenario, and how long its steady pinging is measured. */
 const PRESENCE_USERS = 1000;
 const PRESENCE_MEASURE_SEC = QUICK ? 30 : 60;
@@ -237,6 +246,13 @@ async function benchDriver(
       ratio: null,
       driver,
     });
+    await recordHalfLoad("read_users_me", driver, "", {
+      url: `${chatd.url}/api/v1/users/me`,
+      method: "GET",
+      requests: [{ headers: { authorization: basic(owner) }, body: "" }],
+      maxRatePerSec: results.find((r) => r.name === "read_users_me_rps" && r.driver === driver)!.value,
+      durationSec: HALF_LOAD_SECONDS,
+    });
 
     if (dataset.channels.length > 0) {
       const subs = await readScenario(
@@ -383,10 +399,26 @@ async function benchDelivery(
       }).toString(),
     },
   );
-  await stopProcess(follower);
-  await deleteQueues(url, live);
   if (send.non2xx > 0 || send.errors > 0)
     throw new Error(`send: ${send.non2xx} non-2xx, ${send.errors} errors`);
+  // At half that rate, with the same live long-polls and one sender per subscriber.
+  await recordHalfLoad("send_message", driver, "<= 50", {
+    url: `${url}/api/v1/messages`,
+    method: "POST",
+    requests: subscribers.map((s) => ({
+      headers: { authorization: basic(s), "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        type: "stream",
+        to: String(fifty.id),
+        topic: "half load",
+        content: "hello",
+      }).toString(),
+    })),
+    maxRatePerSec: send.rps,
+    durationSec: HALF_LOAD_SECONDS,
+  });
+  await stopProcess(follower);
+  await deleteQueues(url, live);
   const limit =
     results.find((r) => r.name === "sqlite_write_limit_msgs" && r.driver === driver)?.value ?? null;
   record({
@@ -598,6 +630,44 @@ async function benchWebhooks(driver: Driver, work: string): Promise<void> {
   }
 }
 
+/** `<prefix>_half_load_p50_ms` and `_p99_ms` (see half-load.ts). */
+async function recordHalfLoad(
+  prefix: string,
+  driver: Driver,
+  p99Target: string,
+  options: Parameters<typeof measureHalfLoad>[0],
+): Promise<void> {
+  const half = await measureHalfLoad(options);
+  const rate = round(options.maxRatePerSec / 2, 0);
+  for (const p of ["p50", "p99"] as const) {
+    record({
+      name: `${prefix}_half_load_${p}_ms`,
+      value: half[`${p}_ms`],
+      unit: `ms (at ${rate}/s)`,
+      baseline: null,
+      ratio: null,
+      driver,
+      target: p === "p99" ? p99Target : "",
+    });
+  }
+}
+
+/** The users-per-core simulation (users/), on its own data set that grows with the count. */
+async function benchUsers(driver: Driver, work: string): Promise<void> {
+  log(`
+users per core (${driver}${WORKERS > 1 ? `, serve --workers ${WORKERS}` : ""})`);
+  const scenarios = await usersScenarios({
+    driver,
+    dataDir: join(work, `${driver}-users`),
+    quick: QUICK,
+    workers: WORKERS,
+    log,
+    maxUsers: USERS_MAX,
+    freePort,
+  });
+  for (const s of scenarios) record(s);
+}
+
 async function deleteQueues(
   url: string,
   queues: Array<{ auth: { email: string; apiKey: string }; queueId: string }>,
@@ -699,6 +769,7 @@ async function main(): Promise<void> {
   try {
     if (ONLY === "presence") for (const driver of DRIVERS) await benchPresence(driver, work);
     else if (ONLY === "webhooks") for (const driver of DRIVERS) await benchWebhooks(driver, work);
+    else if (USERS) for (const driver of DRIVERS) await benchUsers(driver, work);
     else await benchAll(koa.url, work);
   } finally {
     await stopProcess(koa.child);
