@@ -14,7 +14,17 @@ export interface HalfLoadOptions {
   durationSec: number;
 }
 
-export async function measureHalfLoad(options: HalfLoadOptions): Promise<{ p50_ms: number; p99_ms: number }> {
+export interface HalfLoad {
+  p50_ms: number;
+  p99_ms: number;
+  /** Requests per second the generator ran at. */
+  rate: number;
+  /** Why the run failed (non-2xx answers, network errors), or null. */
+  error: string | null;
+}
+
+export async function measureHalfLoad(options: HalfLoadOptions): Promise<HalfLoad> {
+  const rate = options.maxRatePerSec / 2;
   const run = await runJson<{
     latencies_ms: number[];
     non2xx: number;
@@ -24,10 +34,14 @@ export async function measureHalfLoad(options: HalfLoadOptions): Promise<{ p50_m
     url: options.url,
     method: options.method,
     requests: options.requests,
-    ratePerSec: options.maxRatePerSec / 2,
+    ratePerSec: rate,
     durationSec: options.durationSec,
   });
-  if (run.non2xx > 0 || run.errors > 0)
-    throw new Error(`half load: ${run.non2xx} non-2xx, ${run.errors} errors (${run.error_codes.join(", ")})`);
-  return { p50_ms: round(percentile(run.latencies_ms, 50)), p99_ms: round(percentile(run.latencies_ms, 99)) };
+  const failed = run.non2xx > 0 || run.errors > 0;
+  return {
+    p50_ms: round(percentile(run.latencies_ms, 50)),
+    p99_ms: round(percentile(run.latencies_ms, 99)),
+    rate,
+    error: failed ? `${run.non2xx} non-2xx, ${run.errors} errors (${run.error_codes.join(", ")})` : null,
+  };
 }

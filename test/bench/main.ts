@@ -27,7 +27,7 @@ import {
   inputFile,
 } from "./processes.js";
 import { median, round } from "./stats.js";
-import { measureHalfLoad } from "./half-load.js";
+import { measureHalfLoad, type HalfLoad } from "./half-load.js";
 import { usersScenarios } from "./users/scenario.js";
 import {
   createWebhookBot,
@@ -246,13 +246,14 @@ async function benchDriver(
       ratio: null,
       driver,
     });
-    await recordHalfLoad("read_users_me", driver, "", {
+    const usersMeHalf = await measureHalfLoad({
       url: `${chatd.url}/api/v1/users/me`,
       method: "GET",
       requests: [{ headers: { authorization: basic(owner) }, body: "" }],
       maxRatePerSec: results.find((r) => r.name === "read_users_me_rps" && r.driver === driver)!.value,
       durationSec: HALF_LOAD_SECONDS,
     });
+    recordHalfLoad("read_users_me", driver, "", usersMeHalf);
 
     if (dataset.channels.length > 0) {
       const subs = await readScenario(
@@ -399,10 +400,8 @@ async function benchDelivery(
       }).toString(),
     },
   );
-  if (send.non2xx > 0 || send.errors > 0)
-    throw new Error(`send: ${send.non2xx} non-2xx, ${send.errors} errors`);
   // At half that rate, with the same live long-polls and one sender per subscriber.
-  await recordHalfLoad("send_message", driver, "<= 50", {
+  const half = await measureHalfLoad({
     url: `${url}/api/v1/messages`,
     method: "POST",
     requests: subscribers.map((s) => ({
@@ -419,6 +418,8 @@ async function benchDelivery(
   });
   await stopProcess(follower);
   await deleteQueues(url, live);
+  if (send.non2xx > 0 || send.errors > 0)
+    throw new Error(`send: ${send.non2xx} non-2xx, ${send.errors} errors`);
   const limit =
     results.find((r) => r.name === "sqlite_write_limit_msgs" && r.driver === driver)?.value ?? null;
   record({
@@ -439,6 +440,7 @@ async function benchDelivery(
     driver,
     target: "<= 50",
   });
+  recordHalfLoad("send_message", driver, "<= 50", half);
 
   const queues = await registerQueues(url, subscribers, 1000);
   const delivery = await runJson<{ p50_ms: number; p99_ms: number; lost: number }>("longpoll-client.js", {
@@ -631,19 +633,13 @@ async function benchWebhooks(driver: Driver, work: string): Promise<void> {
 }
 
 /** `<prefix>_half_load_p50_ms` and `_p99_ms` (see half-load.ts). */
-async function recordHalfLoad(
-  prefix: string,
-  driver: Driver,
-  p99Target: string,
-  options: Parameters<typeof measureHalfLoad>[0],
-): Promise<void> {
-  const half = await measureHalfLoad(options);
-  const rate = round(options.maxRatePerSec / 2, 0);
+function recordHalfLoad(prefix: string, driver: Driver, p99Target: string, half: HalfLoad): void {
+  if (half.error) throw new Error(`${prefix} at half load: ${half.error}`);
   for (const p of ["p50", "p99"] as const) {
     record({
       name: `${prefix}_half_load_${p}_ms`,
       value: half[`${p}_ms`],
-      unit: `ms (at ${rate}/s)`,
+      unit: `ms (at ${round(half.rate, 0)}/s)`,
       baseline: null,
       ratio: null,
       driver,

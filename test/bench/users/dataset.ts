@@ -130,6 +130,23 @@ export async function growUsersDataset(options: {
   }
 }
 
+/**
+ * Drops the queues a stopped server saved on its way out (it restores them on start): each step
+ * starts with only its own users' queues.
+ */
+export async function forgetSavedQueues(
+  dataDir: string,
+  driver: "sqlite3" | "better-sqlite3",
+): Promise<void> {
+  const config = loadConfig({ dataDir, env: {}, overrides: { db_driver: driver, log_level: "silent" } });
+  const app = await createApp(config, { logger: silentLogger });
+  try {
+    await app.knex("event_queue_snapshots").delete();
+  } finally {
+    await closeApp(app);
+  }
+}
+
 /** Users first..first+count-1, copies of the template user with their own name and key. */
 async function bulkUsers(app: App, templateId: number, first: number, count: number): Promise<BenchUser[]> {
   const template = await app.knex("users").where({ id: templateId }).first<UserRow>();

@@ -17,7 +17,7 @@ import {
   waitForHttp,
 } from "../processes.js";
 import { round } from "../stats.js";
-import { BLOCK, growUsersDataset } from "./dataset.js";
+import { BLOCK, forgetSavedQueues, growUsersDataset } from "./dataset.js";
 import type { SimulationInput } from "./simulation.js";
 
 export const STEPS = [500, 1000, 2000, 4000, 7000, 10_000];
@@ -139,6 +139,7 @@ async function startChatd(options: UsersOptions): Promise<{ child: ChildProcess;
 /** One step: a fresh server over the data set's first `users` users, the simulation against it. */
 export async function runStep(options: UsersOptions, users: number): Promise<StepResult> {
   const dataset = await growUsersDataset({ dataDir: options.dataDir, driver: options.driver, users });
+  await forgetSavedQueues(options.dataDir, options.driver);
   const chatd = await startChatd(options);
   let simulation: ChildProcess | null = null;
   try {
