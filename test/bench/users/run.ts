@@ -36,6 +36,8 @@ interface SimulationResult {
   narrow: Stat;
   sends_measured: number;
   requests_per_sec: number;
+  /** The generator's event-loop delay p99 over the window (high: the figures are its own). */
+  generator_lag_p99_ms: number;
   lost: number;
   failures: Record<string, number>;
   failure_samples: string[];
@@ -195,7 +197,8 @@ export async function runStep(options: UsersOptions, users: number): Promise<Ste
     options.log(
       `    ${users} users: send p99 ${step.send.p99_ms} ms (${step.send.n}), delivery p99 ${step.delivery.p99_ms} ms ` +
         `(${step.delivery.n}), register p99 ${step.register.p99_ms} ms (${step.register.n}), ` +
-        `${step.requests_per_sec} req/s, RSS ${step.rss_mb} MB, CPU ${step.cpu_pct} %: ${step.limit ?? "pass"}`,
+        `${step.requests_per_sec} req/s, RSS ${step.rss_mb} MB, CPU ${step.cpu_pct} %, ` +
+        `generator lag p99 ${step.generator_lag_p99_ms} ms: ${step.limit ?? "pass"}`,
     );
     for (const sample of step.failure_samples) options.log(`      failure: ${sample}`);
     return step;

@@ -15,6 +15,7 @@
 // send started; the sender's own queue included). Events still missing after the drain
 // are lost.
 import { Agent, request } from "node:http";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { readInput } from "../processes.js";
 import { percentile, round } from "../stats.js";
 import { random } from "./dataset.js";
@@ -339,9 +340,13 @@ const lives = users.map((u) =>
     fail("events", String(err)),
   ),
 );
+// The generator's own event-loop delay: a generator too busy to keep its schedule shows here.
+const lag = monitorEventLoopDelay({ resolution: 10 });
 await sleep(windowStart - performance.now());
 say({ event: "window" });
+lag.enable();
 await sleep(windowEnd - performance.now());
+lag.disable();
 say({ event: "window-end" });
 // Drain: the users keep polling (and nothing else) until every measured event arrived.
 const drainUntil = windowEnd + input.drainSec * 1000;
@@ -364,6 +369,7 @@ say({
   narrow: stat(latencies.narrow),
   sends_measured: sends,
   requests_per_sec: round(requestsInWindow / input.windowSec, 1),
+  generator_lag_p99_ms: round(lag.percentile(99) / 1e6),
   lost,
   failures,
   failure_samples: failureSamples,
