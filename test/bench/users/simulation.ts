@@ -310,7 +310,9 @@ async function poisson(meanMs: number, action: () => Promise<void>): Promise<voi
 /** One user's life from `startAt`: registers if it must, then polls and acts. */
 async function live(user: SimUser, startAt: number): Promise<void> {
   await sleep(startAt - performance.now());
-  if (user.registering && !(await register(user, true))) return;
+  if (user.registering) await register(user, true);
+  // A failed registration was counted; without a queue the user stays away.
+  if (user.queueId === null) return;
   const now = performance.now();
   void poll(user).catch((err: unknown) => fail("events", String(err)));
   const activities = [
