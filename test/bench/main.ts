@@ -4,7 +4,8 @@
 // sqlite|postgres|both (default: sqlite; PostgreSQL: see postgres.ts), --workers N (only the
 // scaling of N workers against one, see workers-scaling.ts), --only presence|webhooks|dbcopy
 // (just that scenario; dbcopy: see db-copy-check.ts), --cpu-prof DIR (the servers write V8
-// CPU profiles there).
+// CPU profiles there), --users (only the users-per-core simulation, see users/; with
+// --workers N on `serve --workers N`, and --users-max N to stop growing at N users).
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
@@ -28,6 +29,8 @@ import {
   inputFile,
 } from "./processes.js";
 import { median, round } from "./stats.js";
+import { measureHalfLoad, type HalfLoad } from "./half-load.js";
+import { usersScenarios } from "./users/scenario.js";
 import {
   createWebhookBot,
   ENDPOINT_DELAY_MS,
@@ -79,6 +82,10 @@ const CONNECTIONS = 10;
 const MESSAGES = LARGE ? 1_000_000 : 100_000;
 const PROFILE_DIR = argv.includes("--cpu-prof") ? argv[argv.indexOf("--cpu-prof") + 1] : undefined;
 const ONLY = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined;
+const USERS = argv.includes("--users");
+const USERS_MAX = argv.includes("--users-max") ? Number(argv[argv.indexOf("--users-max") + 1]) : undefined;
+/** Seconds of each open-loop run at half the measured maximum rate. */
+const HALF_LOAD_SECONDS = QUICK ? 5 : 10;
 /** Users of the presence scenario, and how long its steady pinging is measured. */
 const PRESENCE_USERS = 1000;
 const PRESENCE_MEASURE_SEC = QUICK ? 30 : 60;
@@ -255,6 +262,14 @@ async function benchDriver(
       ratio: null,
       driver,
     });
+    const usersMeHalf = await measureHalfLoad({
+      url: `${chatd.url}/api/v1/users/me`,
+      method: "GET",
+      requests: [{ headers: { authorization: basic(owner) }, body: "" }],
+      maxRatePerSec: results.find((r) => r.name === "read_users_me_rps" && r.driver === driver)!.value,
+      durationSec: HALF_LOAD_SECONDS,
+    });
+    recordHalfLoad("read_users_me", driver, "", usersMeHalf);
 
     if (dataset.channels.length > 0) {
       const subs = await readScenario(
@@ -401,6 +416,22 @@ async function benchDelivery(
       }).toString(),
     },
   );
+  // At half that rate, with the same live long-polls and one sender per subscriber.
+  const half = await measureHalfLoad({
+    url: `${url}/api/v1/messages`,
+    method: "POST",
+    requests: subscribers.map((s) => ({
+      headers: { authorization: basic(s), "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        type: "stream",
+        to: String(fifty.id),
+        topic: "half load",
+        content: "hello",
+      }).toString(),
+    })),
+    maxRatePerSec: send.rps,
+    durationSec: HALF_LOAD_SECONDS,
+  });
   await stopProcess(follower);
   await deleteQueues(url, live);
   if (send.non2xx > 0 || send.errors > 0)
@@ -425,6 +456,7 @@ async function benchDelivery(
     driver,
     target: "<= 50",
   });
+  recordHalfLoad("send_message", driver, "<= 50", half);
 
   const queues = await registerQueues(url, subscribers, 1000);
   const delivery = await runJson<{ p50_ms: number; p99_ms: number; lost: number }>("longpoll-client.js", {
@@ -614,6 +646,38 @@ async function benchWebhooks(driver: Driver, work: string): Promise<void> {
   }
 }
 
+/** `<prefix>_half_load_p50_ms` and `_p99_ms` (see half-load.ts). */
+function recordHalfLoad(prefix: string, driver: Driver, p99Target: string, half: HalfLoad): void {
+  if (half.error) throw new Error(`${prefix} at half load: ${half.error}`);
+  for (const p of ["p50", "p99"] as const) {
+    record({
+      name: `${prefix}_half_load_${p}_ms`,
+      value: half[`${p}_ms`],
+      unit: `ms (at ${round(half.rate, 0)}/s)`,
+      baseline: null,
+      ratio: null,
+      driver,
+      target: p === "p99" ? p99Target : "",
+    });
+  }
+}
+
+/** The users-per-core simulation (users/), on its own data set that grows with the count. */
+async function benchUsers(driver: Exclude<Driver, "pg">, work: string): Promise<void> {
+  log(`
+users per core (${driver}${WORKERS && WORKERS > 1 ? `, serve --workers ${WORKERS}` : ""})`);
+  const scenarios = await usersScenarios({
+    driver,
+    dataDir: join(work, `${driver}-users`),
+    quick: QUICK,
+    workers: WORKERS ?? 1,
+    log,
+    maxUsers: USERS_MAX,
+    freePort,
+  });
+  for (const s of scenarios) record(s);
+}
+
 async function deleteQueues(
   url: string,
   queues: Array<{ auth: { email: string; apiKey: string }; queueId: string }>,
@@ -741,13 +805,16 @@ async function main(): Promise<void> {
   const koa = await startKoa();
   const work = mkdtempSync(join(tmpdir(), "chatd-bench-"));
   try {
-    if (DRIVERS.includes("pg") || ONLY === "dbcopy" || WORKERS) await startPostgres(log);
-    if (WORKERS) await benchWorkers(WORKERS, work);
-    else if (ONLY === "presence") for (const driver of DRIVERS) await benchPresence(driver, work);
-    else if (ONLY === "webhooks") for (const driver of DRIVERS) await benchWebhooks(driver, work);
-    else if (ONLY === "dbcopy") {
-      for (const s of await dbCopyScenarios(work, MESSAGES, log)) record(s);
-    } else await benchAll(koa.url, work);
+    if (!USERS && (DRIVERS.includes("pg") || ONLY === "dbcopy" || WORKERS)) await startPostgres(log);
+    if (USERS)
+      for (const driver of DRIVERS)
+        if (driver !== "pg") await benchUsers(driver, work);
+        else if (WORKERS) await benchWorkers(WORKERS, work);
+        else if (ONLY === "presence") for (const driver of DRIVERS) await benchPresence(driver, work);
+        else if (ONLY === "webhooks") for (const driver of DRIVERS) await benchWebhooks(driver, work);
+        else if (ONLY === "dbcopy") {
+          for (const s of await dbCopyScenarios(work, MESSAGES, log)) record(s);
+        } else await benchAll(koa.url, work);
   } finally {
     await stopProcess(koa.child);
     await stopPostgres();

@@ -1,4 +1,4 @@
-// Open-loop load generator child process: sends requests at a fixed rate whatever the
+// Open-loop load generator child process: sends requests (POST, or GET without a body) at a fixed rate whatever the
 // server's answers do (a slow answer never delays the next request), cycling through the
 // given requests, and prints {latencies_ms, sent, non2xx, errors} as one JSON line.
 // Each latency runs from the request's scheduled time, so a stalled generator or server
@@ -8,6 +8,7 @@ import { readInput } from "./processes.js";
 
 interface OpenLoopInput {
   url: string;
+  method?: "GET" | "POST";
   requests: Array<{ headers: Record<string, string>; body: string }>;
   ratePerSec: number;
   durationSec: number;
@@ -32,9 +33,9 @@ function send(index: number, scheduledAt: number): Promise<void> {
         agent,
         host: target.hostname,
         port: target.port,
-        path: target.pathname,
-        method: "POST",
-        headers: { ...headers, "content-length": Buffer.byteLength(body) },
+        path: `${target.pathname}${target.search}`,
+        method: input.method ?? "POST",
+        headers: input.method === "GET" ? headers : { ...headers, "content-length": Buffer.byteLength(body) },
       },
       (res) => {
         res.resume();
@@ -50,7 +51,8 @@ function send(index: number, scheduledAt: number): Promise<void> {
       errorCodes.add(err.code ?? err.message);
       resolve();
     });
-    req.end(body);
+    if (input.method === "GET") req.end();
+    else req.end(body);
   });
 }
 
