@@ -111,8 +111,8 @@ export class EventHub implements EventSink {
   private readonly queuesByUser = new Map<number, Set<EventQueue>>();
   /** Queues registered with all_public_streams, by realm. */
   private readonly allPublicStreamsQueues = new Map<number, Set<EventQueue>>();
-  /** Each user's parked polls, oldest first; the token tells a poll from a newer one on its queue. */
-  private readonly parkedByUser = new Map<number, Map<EventQueue, object>>();
+  /** Each user's queues with a parked poll, oldest first (an array: most users park one). */
+  private readonly parkedByUser = new Map<number, EventQueue[]>();
   private totalEvents = 0;
   private gcTimer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -361,16 +361,15 @@ export class EventHub implements EventSink {
     if (queue.events.length > 0 || dontBlock || this.stopped) return queue.events.slice();
     const onAbort = () => queue.finishWait([]);
     signal?.addEventListener("abort", onAbort, { once: true });
-    const parked = this.park(queue);
+    this.park(queue);
     try {
       const events = await queue.wait(this.settings.heartbeatMs);
       return events;
     } finally {
       signal?.removeEventListener("abort", onAbort);
       queue.lastAccessMs = this.clock.nowMs();
-      const own = this.parkedByUser.get(queue.userId);
-      if (own?.get(queue) === parked) own.delete(queue);
-      if (own?.size === 0) this.parkedByUser.delete(queue.userId);
+      // Still polling: a newer poll on the queue parked in this one's place.
+      if (!queue.isPolling) this.unpark(queue);
     }
   }
 
@@ -378,18 +377,24 @@ export class EventHub implements EventSink {
    * Records a poll about to wait; past the user's limit the oldest waiting poll gets a
    * heartbeat now, as at the end of any wait (its client simply polls again).
    */
-  private park(queue: EventQueue): object {
+  private park(queue: EventQueue): void {
     let own = this.parkedByUser.get(queue.userId);
-    if (!own) this.parkedByUser.set(queue.userId, (own = new Map<EventQueue, object>()));
-    own.delete(queue); // a newer poll on a queue replaces the older one
-    for (const oldest of own.keys()) {
-      if (own.size < this.settings.maxParkedPollsPerUser) break;
-      own.delete(oldest);
+    if (!own) this.parkedByUser.set(queue.userId, (own = []));
+    const already = own.indexOf(queue);
+    if (already !== -1) own.splice(already, 1); // a newer poll on a queue replaces the older one
+    while (own.length >= this.settings.maxParkedPollsPerUser) {
+      const oldest = own.shift()!;
       if (oldest.isPolling) oldest.push({ type: "heartbeat" });
     }
-    const token = {};
-    own.set(queue, token);
-    return token;
+    own.push(queue);
+  }
+
+  private unpark(queue: EventQueue): void {
+    const own = this.parkedByUser.get(queue.userId);
+    if (!own) return;
+    const at = own.indexOf(queue);
+    if (at !== -1) own.splice(at, 1);
+    if (own.length === 0) this.parkedByUser.delete(queue.userId);
   }
 
   collectGarbage(): number {
