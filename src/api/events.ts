@@ -3,6 +3,7 @@ import { checkEventNarrow } from "../lib/narrow/event-filter.js";
 import { fetchInitialState } from "../queries/register.js";
 import { isGuestRole } from "../world/roles.js";
 import { CLIENT_CAPABILITIES, type QueueOptions } from "../events/types.js";
+import { encodeEvents } from "../events/wire-json.js";
 import { defineEndpoint } from "../http/endpoint.js";
 import { check, p, type Check } from "../params.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../presenters/realm.js";
@@ -140,7 +141,7 @@ export const getEvents = defineEndpoint({
   async handler({ app, user, params, request }) {
     const queue = await app.events.openQueue(params.queue_id, user.id);
     const events = await app.events.poll(queue, params.last_event_id, params.dont_block, request.signal);
-    return { events: events.map(({ id, event }) => ({ ...event, id })), queue_id: queue.id };
+    return { events: encodeEvents(events), queue_id: queue.id };
   },
 });
 

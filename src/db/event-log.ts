@@ -45,6 +45,9 @@ export function recipientsFromJson(text: string): EventRecipients {
     : new Map(list as Array<[number, Record<string, unknown>]>);
 }
 
+/** Log rows per INSERT statement (5 values each). */
+const INSERT_CHUNK = 500;
+
 export async function appendEvents(
   knex: Knex,
   events: readonly PendingEvent[],
@@ -59,8 +62,21 @@ export async function appendEvents(
     origin,
     created_at: now,
   }));
-  // One statement per entry keeps IDs in the order given on every database.
-  for (const row of rows) await knex("event_log").insert(row);
+  // Multi-row INSERTs number rows in the order of their VALUES on SQLite and PostgreSQL;
+  // chunks keep each statement under every driver's limit on bound values.
+  for (let from = 0; from < rows.length; from += INSERT_CHUNK) {
+    await knex("event_log").insert(rows.slice(from, from + INSERT_CHUNK));
+  }
+}
+
+/**
+ * One server process alone (no `--workers`): nobody tails the log, so what admin
+ * commands wrote there (their cache invalidations) goes. A read first, so an empty log
+ * costs no write.
+ */
+export async function clearUnreadLog(knex: Knex): Promise<void> {
+  const any = await knex("event_log").first<{ id: number } | undefined>("id");
+  if (any) await knex("event_log").delete();
 }
 
 export async function appendInvalidations(

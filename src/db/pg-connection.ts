@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
-import pg from "pg";
+import { createRequire } from "node:module";
+import type pgModule from "pg";
 import type { Config } from "../config.js";
 
 /** OIDs of int8 (count(*), bigint columns), numeric (sum of bigints) and bool. */
@@ -14,11 +15,15 @@ const BOOL = 16;
  * (SQLite has no boolean type; PostgreSQL accepts 1/0 for a boolean parameter too).
  * Scoped to chatd's connections, not set on the pg module.
  */
+/** pg is loaded when a PostgreSQL connection first reads a value: a SQLite server never holds it. */
+let pg: typeof pgModule | null = null;
+const loadPg = () => (pg ??= createRequire(import.meta.url)("pg") as typeof pgModule);
+
 const types = {
   getTypeParser(oid: number): (value: string) => unknown {
     if (oid === INT8 || oid === NUMERIC) return Number;
     if (oid === BOOL) return (value) => (value === "t" ? 1 : 0);
-    return pg.types.getTypeParser(oid) as (value: string) => unknown;
+    return loadPg().types.getTypeParser(oid) as (value: string) => unknown;
   },
 };
 

@@ -15,6 +15,38 @@ function acceptsMessage(queue: EventQueue, event: WireEvent): boolean {
   return matchesEventNarrow(narrow, event.message as NarrowedMessage, event.flags as string[]);
 }
 
+/** An event's recipients as `send` routes them: the user IDs, and per-user extras if any. */
+interface Routing {
+  userIds: ReadonlySet<number>;
+  perUser: ReadonlyMap<number, Record<string, unknown>> | null;
+}
+
+function routingOf(recipients: EventRecipients): Routing {
+  const perUser =
+    recipients instanceof Map ? (recipients as ReadonlyMap<number, Record<string, unknown>>) : null;
+  return { userIds: new Set<number>(perUser ? perUser.keys() : (recipients as Iterable<number>)), perUser };
+}
+
+/** all_public_streams queues get every message to a public channel (Zulip's get_client_descriptors_for_realm_all_streams). */
+const reachesAllPublicStreams = (event: ChatEvent): boolean =>
+  event.type === "message" && event._hints.publicChannel === true;
+
+/**
+ * Whether `queue` gets `event`, and with which per-user extra: as a recipient, or as an
+ * all_public_streams queue (no flags then). The one routing rule of `send` and `replayInto`.
+ */
+function routeTo(
+  queue: EventQueue,
+  realmId: number,
+  event: ChatEvent,
+  routing: Routing,
+): { extra: Record<string, unknown> | undefined } | null {
+  if (queue.realmId !== realmId) return null;
+  if (routing.userIds.has(queue.userId)) return { extra: routing.perUser?.get(queue.userId) };
+  if (reachesAllPublicStreams(event) && queue.options.allPublicStreams) return { extra: undefined };
+  return null;
+}
+
 /** The user a `realm_user` update deactivates, if it does. */
 function deactivatedUserId(event: ChatEvent): number | null {
   if (event.type !== "realm_user" || event.op !== "update") return null;
@@ -79,8 +111,8 @@ export class EventHub implements EventSink {
   private readonly queuesByUser = new Map<number, Set<EventQueue>>();
   /** Queues registered with all_public_streams, by realm. */
   private readonly allPublicStreamsQueues = new Map<number, Set<EventQueue>>();
-  /** Each user's parked polls, oldest first; the token tells a poll from a newer one on its queue. */
-  private readonly parkedByUser = new Map<number, Map<EventQueue, object>>();
+  /** Each user's queues with a parked poll, oldest first (an array: most users park one). */
+  private readonly parkedByUser = new Map<number, EventQueue[]>();
   private totalEvents = 0;
   private gcTimer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -148,6 +180,10 @@ export class EventHub implements EventSink {
     return this.settings.maxQueueEvents;
   }
 
+  get maxQueuesPerUser(): number {
+    return this.settings.maxQueuesPerUser;
+  }
+
   /** Stores a queue just created, so that every process can serve it (several processes). */
   async persist(queue: EventQueue): Promise<void> {
     await this.replica?.save(queue);
@@ -158,8 +194,11 @@ export class EventHub implements EventSink {
     if (!this.replica) return this.getQueue(queueId, userId);
     // A poll sees every commit made before it, on any process (a deletion, an event the
     // client got elsewhere and now acknowledges): one indexed read of the log.
-    await this.replica.catchUp();
-    if (this.queues.has(queueId)) return this.getQueue(queueId, userId);
+    // A queue loaded here catches up as it loads: the log is read once either way.
+    if (this.queues.has(queueId)) {
+      await this.replica.catchUp();
+      return this.getQueue(queueId, userId);
+    }
     const loaded = await this.replica.load(queueId);
     if (!loaded || loaded.userId !== userId) throw badEventQueueId(queueId);
     return loaded;
@@ -205,18 +244,11 @@ export class EventHub implements EventSink {
     recipients: EventRecipients,
   ): boolean {
     if (deactivatedUserId(event) === queue.userId) return false;
-    if (queue.realmId !== realmId) return true;
-    const perUser =
-      recipients instanceof Map ? (recipients as ReadonlyMap<number, Record<string, unknown>>) : null;
-    const isRecipient = perUser
-      ? perUser.has(queue.userId)
-      : [...(recipients as Iterable<number>)].includes(queue.userId);
+    const route = routeTo(queue, realmId, event, routingOf(recipients));
+    if (!route) return true;
     this.applying = { logId };
     try {
-      if (isRecipient) this.deliverTo(queue, event, perUser?.get(queue.userId));
-      else if (event.type === "message" && event._hints.publicChannel && queue.options.allPublicStreams) {
-        this.deliverTo(queue, event, undefined);
-      }
+      this.deliverTo(queue, event, route.extra);
     } finally {
       this.applying = null;
     }
@@ -254,20 +286,18 @@ export class EventHub implements EventSink {
     // drops them wherever it happened (an admin command's events arrive via the outbox).
     const deactivated = deactivatedUserId(event);
     if (deactivated !== null) this.deleteQueuesOfUser(deactivated);
-    const perUser: ReadonlyMap<number, Record<string, unknown>> | null =
-      recipients instanceof Map ? (recipients as ReadonlyMap<number, Record<string, unknown>>) : null;
-    const userIds = new Set<number>(perUser ? perUser.keys() : (recipients as Iterable<number>));
-    for (const userId of userIds) {
-      const extra = perUser?.get(userId);
-      for (const queue of [...(this.queuesByUser.get(userId) ?? [])]) {
-        if (queue.realmId === realmId) this.deliver(queue, event, extra);
-      }
+    const routing = routingOf(recipients);
+    const deliverIfRouted = (queue: EventQueue) => {
+      const route = routeTo(queue, realmId, event, routing);
+      if (route) this.deliver(queue, event, route.extra);
+    };
+    for (const userId of routing.userIds) {
+      for (const queue of [...(this.queuesByUser.get(userId) ?? [])]) deliverIfRouted(queue);
     }
-    // all_public_streams queues also get every message to a public channel (Zulip's
-    // get_client_descriptors_for_realm_all_streams), with no flags when not a recipient.
-    if (event.type === "message" && event._hints.publicChannel) {
+    if (reachesAllPublicStreams(event)) {
       for (const queue of [...(this.allPublicStreamsQueues.get(realmId) ?? [])]) {
-        if (!userIds.has(queue.userId)) this.deliver(queue, event, undefined);
+        // A recipient's queue got it above, with its flags.
+        if (!routing.userIds.has(queue.userId)) deliverIfRouted(queue);
       }
     }
   }
@@ -331,16 +361,15 @@ export class EventHub implements EventSink {
     if (queue.events.length > 0 || dontBlock || this.stopped) return queue.events.slice();
     const onAbort = () => queue.finishWait([]);
     signal?.addEventListener("abort", onAbort, { once: true });
-    const parked = this.park(queue);
+    this.park(queue);
     try {
       const events = await queue.wait(this.settings.heartbeatMs);
       return events;
     } finally {
       signal?.removeEventListener("abort", onAbort);
       queue.lastAccessMs = this.clock.nowMs();
-      const own = this.parkedByUser.get(queue.userId);
-      if (own?.get(queue) === parked) own.delete(queue);
-      if (own?.size === 0) this.parkedByUser.delete(queue.userId);
+      // Still polling: a newer poll on the queue parked in this one's place.
+      if (!queue.isPolling) this.unpark(queue);
     }
   }
 
@@ -348,18 +377,24 @@ export class EventHub implements EventSink {
    * Records a poll about to wait; past the user's limit the oldest waiting poll gets a
    * heartbeat now, as at the end of any wait (its client simply polls again).
    */
-  private park(queue: EventQueue): object {
+  private park(queue: EventQueue): void {
     let own = this.parkedByUser.get(queue.userId);
-    if (!own) this.parkedByUser.set(queue.userId, (own = new Map<EventQueue, object>()));
-    own.delete(queue); // a newer poll on a queue replaces the older one
-    for (const oldest of own.keys()) {
-      if (own.size < this.settings.maxParkedPollsPerUser) break;
-      own.delete(oldest);
+    if (!own) this.parkedByUser.set(queue.userId, (own = []));
+    const already = own.indexOf(queue);
+    if (already !== -1) own.splice(already, 1); // a newer poll on a queue replaces the older one
+    while (own.length >= this.settings.maxParkedPollsPerUser) {
+      const oldest = own.shift()!;
       if (oldest.isPolling) oldest.push({ type: "heartbeat" });
     }
-    const token = {};
-    own.set(queue, token);
-    return token;
+    own.push(queue);
+  }
+
+  private unpark(queue: EventQueue): void {
+    const own = this.parkedByUser.get(queue.userId);
+    if (!own) return;
+    const at = own.indexOf(queue);
+    if (at !== -1) own.splice(at, 1);
+    if (own.length === 0) this.parkedByUser.delete(queue.userId);
   }
 
   collectGarbage(): number {
@@ -388,7 +423,8 @@ export class EventHub implements EventSink {
   private add(queue: EventQueue): void {
     let own = this.queuesByUser.get(queue.userId);
     if (!own) this.queuesByUser.set(queue.userId, (own = new Set()));
-    while (own.size >= this.settings.maxQueuesPerUser) {
+    // Several processes: the store enforces the limit (Replication.save), so all agree.
+    while (!this.replica && own.size >= this.settings.maxQueuesPerUser) {
       const stalest = leastRecentlyPolled(own);
       this.logger.info(`user ${queue.userId} has too many event queues; dropping queue ${stalest.id}`);
       this.deleteQueue(stalest);

@@ -18,7 +18,61 @@ export interface ResumePoint {
 /** What a parked long-poll is waiting with; resolved once, by events or a heartbeat. */
 interface Waiter {
   resolve(events: QueuedEvent[]): void;
-  timer: NodeJS.Timeout;
+  /** When its heartbeat is due (ms, performance.now()). */
+  due: number;
+}
+
+/**
+ * The heartbeats of parked polls with the same interval: one timer for all of them, not
+ * one each (10,000 parked polls would hold 10,000 timers). Polls park in the order their
+ * heartbeats fall due, so the timer only ever waits for the oldest.
+ */
+class Heartbeats {
+  private readonly parked = new Set<EventQueue>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly intervalMs: number) {}
+
+  add(queue: EventQueue): void {
+    this.parked.add(queue);
+    if (!this.timer) this.schedule(this.intervalMs);
+  }
+
+  delete(queue: EventQueue): void {
+    this.parked.delete(queue);
+    if (this.parked.size === 0 && this.timer) {
+      // Nothing left to wait for: the timer would only hold the process open.
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+  }
+
+  private schedule(ms: number): void {
+    this.timer = setTimeout(() => this.fire(), Math.max(0, ms));
+  }
+
+  private fire(): void {
+    this.timer = null;
+    const now = performance.now();
+    for (const queue of this.parked) {
+      const due = queue.heartbeatDue;
+      if (due === null) {
+        this.parked.delete(queue);
+        continue;
+      }
+      if (due > now) return this.schedule(due - now);
+      this.parked.delete(queue);
+      queue.push({ type: "heartbeat" });
+    }
+  }
+}
+
+const heartbeatsByInterval = new Map<number, Heartbeats>();
+
+function heartbeats(intervalMs: number): Heartbeats {
+  let group = heartbeatsByInterval.get(intervalMs);
+  if (!group) heartbeatsByInterval.set(intervalMs, (group = new Heartbeats(intervalMs)));
+  return group;
 }
 
 /** Saved form of a queue (graceful restart). */
@@ -47,6 +101,7 @@ export class EventQueue {
    */
   volatileHeartbeats = false;
   private waiter: Waiter | null = null;
+  private heartbeats: Heartbeats | null = null;
   private wakeScheduled = false;
 
   constructor(
@@ -65,6 +120,11 @@ export class EventQueue {
 
   get isPolling(): boolean {
     return this.waiter !== null;
+  }
+
+  /** When the parked poll's heartbeat is due; null when none is parked. */
+  get heartbeatDue(): number | null {
+    return this.waiter?.due ?? null;
   }
 
   push(event: WireEvent, from?: { logId: number; entryStart: number }): void {
@@ -129,8 +189,9 @@ export class EventQueue {
   wait(heartbeatMs: number): Promise<QueuedEvent[]> {
     this.finishWait([]); // a newer poll replaces an older one
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.push({ type: "heartbeat" }), heartbeatMs);
-      this.waiter = { resolve, timer };
+      this.waiter = { resolve, due: performance.now() + heartbeatMs };
+      this.heartbeats = heartbeats(heartbeatMs);
+      this.heartbeats.add(this);
     });
   }
 
@@ -139,7 +200,7 @@ export class EventQueue {
     const waiter = this.waiter;
     if (!waiter) return;
     this.waiter = null;
-    clearTimeout(waiter.timer);
+    this.heartbeats?.delete(this);
     waiter.resolve(events);
   }
 

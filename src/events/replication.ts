@@ -163,16 +163,38 @@ export class Replication implements EventLogHooks, QueueReplica {
    */
   async save(queue: EventQueue): Promise<void> {
     const resume = queue.resumePoint(this.position);
-    await this.db.knex("event_queues").insert({
-      queue_id: queue.id,
-      user_id: queue.userId,
-      realm_id: queue.realmId,
-      options: JSON.stringify(queue.options),
-      resume_log_id: resume.logId,
-      resume_event_id: resume.eventId,
-      acked_event_id: queue.newestPrunedId,
-      last_access: this.now(),
+    const dropped: string[] = [];
+    await this.appendToLog(async (trx) => {
+      // The user's queue limit, decided here for every process: past it, the queues
+      // polled longest ago go, deleted through the log like DELETE /events.
+      const others = await trx("event_queues")
+        .where({ user_id: queue.userId })
+        .orderBy([
+          { column: "last_access", order: "desc" },
+          { column: "queue_id", order: "desc" },
+        ])
+        .pluck<string[]>("queue_id");
+      for (const queueId of others.slice(Math.max(0, this.hub.maxQueuesPerUser - 1))) {
+        await trx("event_queues").where({ queue_id: queueId }).delete();
+        await appendQueueDeletion(trx, queue.realmId, queueId, this.origin, this.now());
+        dropped.push(queueId);
+      }
+      await trx("event_queues").insert({
+        queue_id: queue.id,
+        user_id: queue.userId,
+        realm_id: queue.realmId,
+        options: JSON.stringify(queue.options),
+        resume_log_id: resume.logId,
+        resume_event_id: resume.eventId,
+        acked_event_id: queue.newestPrunedId,
+        last_access: this.now(),
+      });
     });
+    for (const queueId of dropped) {
+      this.logger.info(`user ${queue.userId} has too many event queues; dropping queue ${queueId}`);
+      const copy = this.hub.localQueue(queueId);
+      if (copy) this.hub.deleteQueue(copy);
+    }
   }
 
   load(queueId: string): Promise<EventQueue | null> {

@@ -17,7 +17,7 @@ import { EventHub } from "../events/hub.js";
 import type { EventRecipients } from "../events/types.js";
 import { drainOutbox, drainOutboxIfAny } from "../events/outbox.js";
 import { Replication, sweepReplication } from "../events/replication.js";
-import type { Invalidation } from "../db/event-log.js";
+import { clearUnreadLog, type Invalidation } from "../db/event-log.js";
 import { loadSavedQueues, saveQueues } from "../events/persistence.js";
 import { watchExternalChanges } from "../db/change-watch.js";
 import { ChannelCache } from "../cache/channel-cache.js";
@@ -202,7 +202,7 @@ export async function startEvents(app: App): Promise<void> {
   const worker = replications.get(app);
   if (worker) return startWorkerEvents(app, worker.replication, worker.index === 0);
   // Nobody tails the event log of several processes: what admin commands left there goes.
-  await app.db.knex("event_log").delete();
+  await clearUnreadLog(app.db.knex);
   // Through the writer: restoring also deletes the saved queues.
   app.events.restore(await loadSavedQueues(app.db.knex));
   app.events.start();
@@ -221,6 +221,10 @@ export async function startEvents(app: App): Promise<void> {
       app.userState.clear();
       app.sendRules.clear();
       drainOutbox(app.db).catch((err: unknown) => app.logger.error("publishing outbox events failed", err));
+      // The command's invalidations, just applied, would otherwise pile up until a restart.
+      clearUnreadLog(app.db.knex).catch((err: unknown) =>
+        app.logger.error("clearing the event log failed", err),
+      );
     }),
   );
 }

@@ -71,3 +71,25 @@ describe("an outgoing webhook answer longer than the bound", function () {
     expect(kept).to.be.within(1 << 19, 1 << 20);
   });
 });
+
+describe("heartbeats of parked polls (one timer for all with the same interval)", function () {
+  it("answers each parked poll when its own interval is over, and a poll that ended never", async function () {
+    const queues = [1, 2, 3].map((n) => new EventQueue(`q${n}`, n, 1, OPTIONS, Date.now()));
+    const started = performance.now();
+    const first = queues[0]!.wait(40);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const second = queues[1]!.wait(40);
+    const ended = queues[2]!.wait(40);
+    queues[2]!.finishWait([]);
+    expect(await ended).to.deep.equal([]);
+    expect((await first).map((queued) => queued.event.type)).to.deep.equal(["heartbeat"]);
+    const firstAt = performance.now() - started;
+    expect((await second).map((queued) => queued.event.type)).to.deep.equal(["heartbeat"]);
+    expect(performance.now() - started).to.be.at.least(59);
+    expect(firstAt).to.be.at.least(39);
+    expect(queues[2]!.events).to.deep.equal([]);
+    // A later poll gets its heartbeat too (the timer is set again).
+    const later = queues[2]!.wait(10);
+    expect((await later).map((queued) => queued.event.type)).to.deep.equal(["heartbeat"]);
+  });
+});

@@ -5,6 +5,7 @@ import {
   type Flavour,
   type MessageEvent,
   type PropagateMode,
+  type QueueOptions,
   type ReactionEvent,
   type SubmessageEvent,
   type UpdateMessageEvent,
@@ -42,21 +43,41 @@ export function messageEvent(
  * its local_id as local_message_id. The hints are not delivered.
  */
 export const messageFlavour: Flavour<"message"> = (event, { options, extra, queueId }) => {
-  const { _hints, message, ...rest } = event;
+  const { _hints, message: _message, ...rest } = event;
+  const echo =
+    _hints.echo && _hints.echo.queueId === queueId ? { local_message_id: _hints.echo.localId } : {};
+  return { ...rest, message: sharedMessage(event, options), flags: [], ...(extra ?? {}), ...echo };
+};
+
+/**
+ * The message as queues with the same options see it, built once per event and kind of
+ * client rather than once per queue: every such queue holds (and a poll serializes, see
+ * events/wire-json.ts) the same object. Never changed once built.
+ */
+const shapedMessages = new WeakMap<MessageEvent, Map<string, Partial<WireMessage>>>();
+
+function sharedMessage(event: MessageEvent, options: QueueOptions): Partial<WireMessage> {
+  const { _hints, message } = event;
+  const html = options.applyMarkdown;
+  const noAvatar = options.clientGravatar && _hints.senderAvatarComputable;
+  const topicName =
+    message.subject === "" && message.type === "stream" && !hasCapability(options, "empty_topic_name");
+  const key = `${+html}${+noAvatar}${+topicName}`;
+  let byKey = shapedMessages.get(event);
+  if (!byKey) shapedMessages.set(event, (byKey = new Map<string, Partial<WireMessage>>()));
+  const cached = byKey.get(key);
+  if (cached) return cached;
   const shaped: Partial<WireMessage> = { ...message };
-  if (options.applyMarkdown) {
+  if (html) {
     shaped.content = message.rendered_content;
     shaped.content_type = "text/html";
   }
   delete shaped.rendered_content;
-  if (options.clientGravatar && _hints.senderAvatarComputable) shaped.avatar_url = null;
-  if (shaped.subject === "" && shaped.type === "stream" && !hasCapability(options, "empty_topic_name")) {
-    shaped.subject = _hints.emptyTopicDisplayName;
-  }
-  const echo =
-    _hints.echo && _hints.echo.queueId === queueId ? { local_message_id: _hints.echo.localId } : {};
-  return { ...rest, message: shaped, flags: [], ...(extra ?? {}), ...echo };
-};
+  if (noAvatar) shaped.avatar_url = null;
+  if (topicName) shaped.subject = _hints.emptyTopicDisplayName;
+  byKey.set(key, shaped);
+  return shaped;
+}
 
 /** What a content edit changes, as update_message carries it. */
 export type ContentEdit = Required<
