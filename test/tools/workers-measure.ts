@@ -8,8 +8,9 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, initRealm, spawnServe, waitForServer } from "../helpers/cli-process.js";
-import { basicAuth, clientsOnWorkers, PinnedClient, spawnWorkers } from "../helpers/workers.js";
+import { freePort, initDataDir, spawnServe, waitForServer } from "../helpers/cli.js";
+import { basicAuth } from "../helpers/cli.js";
+import { clientsOnWorkers, PinnedClient, spawnWorkers } from "../helpers/workers.js";
 
 const argv = process.argv.slice(2);
 const option = (name: string, fallback: number) =>
@@ -25,7 +26,7 @@ const percentile = (values: number[], p: number) => {
 
 async function start(workers: number) {
   const dir = mkdtempSync(join(tmpdir(), "chatd-measure-"));
-  const owner = initRealm(dir);
+  const owner = initDataDir(dir);
   const port = await freePort();
   const env = { CHATD_RATE_LIMITING: "false", CHATD_LOG_LEVEL: "error" };
   const child: ChildProcess =
@@ -39,7 +40,7 @@ async function start(workers: number) {
       if (attempt === 5) throw err;
     }
   }
-  const auth = basicAuth(owner.email, owner.api_key);
+  const auth = basicAuth(owner.email, owner.api_key).authorization;
   const stop = async () => {
     child.kill("SIGTERM");
     await new Promise((r) => child.once("exit", r));
