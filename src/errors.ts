@@ -106,6 +106,8 @@ export const mustBeOwner = () =>
 
 export const insufficientPermission = () => badRequest("Insufficient permission");
 
+export const notAllowedForGuests = () => badRequest("Not allowed for guest users");
+
 /** What still uses a user group, as Zulip reports it when deactivation is refused. */
 export type GroupInUseObjection =
   | { type: "subgroup"; supergroup_ids: number[] }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { App } from "../app.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { JsonableError, badRequest } from "../errors.js";
@@ -6,6 +6,7 @@ import type { UploadedFile } from "../lib/uploads/uploaded-file.js";
 import { serverSecret } from "../lib/attachments.js";
 import { DEFAULT_AVATAR_SIZE, MEDIUM_AVATAR_SIZE, resizeAvatar } from "../lib/images.js";
 import { activeUserIds } from "../lib/recipients.js";
+import { writeBlobsThenRecord } from "../lib/storage/write-then-record.js";
 import { readFile } from "node:fs/promises";
 import { VIEWER_SEES_EMAIL, realmUserEvents } from "../presenters/events/users.js";
 import { avatarUrl, clientMayComputeGravatar, gravatarUrl, uploadedAvatarUrl } from "../presenters/users.js";
@@ -35,9 +36,13 @@ function checkAvatarChangesAllowed(user: UserRow, realmDisabled: boolean): void 
   }
 }
 
-/** Zulip's user_avatar_hash: the salt keeps avatar URLs from being guessed. */
-function avatarFileBase(salt: string, user: UserRow, version: number): string {
-  const hash = createHash("sha256").update(`${user.id}:${version}:${salt}`).digest("hex").slice(0, 40);
+/**
+ * Zulip's user_avatar_hash: the salt keeps avatar URLs from being guessed. The files are
+ * written before the transaction, so a random nonce (not the new avatar_version) makes
+ * each upload's name its own.
+ */
+function avatarFileBase(salt: string, user: UserRow, nonce: string): string {
+  const hash = createHash("sha256").update(`${user.id}:${nonce}:${salt}`).digest("hex").slice(0, 40);
   return `${user.realm_id}/${hash}`;
 }
 
@@ -55,20 +60,20 @@ export async function checkSetAvatar(
   const small = await resizeAvatar(original, DEFAULT_AVATAR_SIZE);
   const medium = await resizeAvatar(original, MEDIUM_AVATAR_SIZE);
   const salt = await serverSecret(app.knex, "avatar_salt");
-  const updated = await app.db.transaction(async (tx) => {
-    const current = await tx.knex<UserRow>("users").where({ id: user.id }).first();
-    if (!current) throw new Error("user vanished");
-    const version = current.avatar_version + 1;
-    const base = avatarFileBase(salt, current, version);
-    const [smallKey, mediumKey] = avatarKeys(base);
-    await app.uploads.putBytes(smallKey!, small);
-    await app.uploads.putBytes(mediumKey!, medium);
-    return changeAvatarFields(app, tx, current, {
-      avatar_source: "U",
-      avatar_version: version,
-      avatar_file: base,
-    });
-  });
+  const base = avatarFileBase(salt, user, randomUUID());
+  const [smallKey, mediumKey] = avatarKeys(base);
+  const blobs = [[smallKey!, small] as const, [mediumKey!, medium] as const];
+  const updated = await writeBlobsThenRecord(app.uploads, blobs, () =>
+    app.db.transaction(async (tx) => {
+      const current = await tx.knex<UserRow>("users").where({ id: user.id }).first();
+      if (!current) throw new Error("user vanished");
+      return changeAvatarFields(app, tx, current, {
+        avatar_source: "U",
+        avatar_version: current.avatar_version + 1,
+        avatar_file: base,
+      });
+    }),
+  );
   return uploadedAvatarUrl(updated)!;
 }
 

@@ -1,37 +1,26 @@
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
 import { BOT_CONFIG_SIZE_LIMIT } from "../lib/bots.js";
+import { entrySizes, upsertBotEntries, type BotEntries } from "../lib/bot-entries.js";
 import { findIntegration } from "../lib/integrations.js";
-import { codePointLength } from "../params.js";
 import { BOT_TYPE } from "../world/bots.js";
 
 /**
- * A bot's configuration entries (Zulip's set_bot_config): an incoming-webhook bot's
- * integration and its options. Refused when all of the bot's keys and values would
- * exceed BOT_CONFIG_SIZE_LIMIT characters.
+ * A bot's configuration entries (Zulip's set_bot_config, for each entry in turn): an
+ * incoming-webhook bot's integration and its options. Refused, with the size at the
+ * first entry that gets there, when all of the bot's keys and values would exceed
+ * BOT_CONFIG_SIZE_LIMIT characters.
  */
-export async function doSetBotConfig(tx: Tx, botId: number, key: string, value: string): Promise<void> {
-  const sizes = await tx
-    .knex("bot_config_data")
-    .where({ bot_user_id: botId })
-    .select<Array<{ key: string; size: number }>>("key", tx.knex.raw("length(key) + length(value) as size"));
-  const old = sizes.find((row) => row.key === key)?.size ?? 0;
-  const total =
-    sizes.reduce((sum, row) => sum + Number(row.size), 0) -
-    old +
-    codePointLength(key) +
-    codePointLength(value);
-  if (total > BOT_CONFIG_SIZE_LIMIT) {
+export async function doSetBotConfig(tx: Tx, botId: number, entries: BotEntries): Promise<void> {
+  const { after } = await entrySizes(tx.knex, "bot_config_data", botId, entries);
+  const total = after.find((size) => size > BOT_CONFIG_SIZE_LIMIT);
+  if (total !== undefined) {
     throw badRequest(
       `Cannot store configuration. Request would require ${total} characters. ` +
         `The current configuration size limit is ${BOT_CONFIG_SIZE_LIMIT} characters.`,
     );
   }
-  await tx
-    .knex("bot_config_data")
-    .insert({ bot_user_id: botId, key, value })
-    .onConflict(["bot_user_id", "key"])
-    .merge(["value"]);
+  await upsertBotEntries(tx.knex, "bot_config_data", botId, entries);
 }
 
 /** Python's repr of a set of strings, as Zulip's "Missing configuration parameters" shows it. */

@@ -99,9 +99,10 @@ export async function checkCreateBot(
       });
     }
     if (input.botType === BOT_TYPE.INCOMING_WEBHOOK) {
-      if (serviceName) await doSetBotConfig(tx, bot.id, "integration_id", serviceName);
-      for (const [key, value] of Object.entries(input.configData))
-        await doSetBotConfig(tx, bot.id, key, value);
+      await doSetBotConfig(tx, bot.id, [
+        ...(serviceName ? [["integration_id", serviceName] as const] : []),
+        ...Object.entries(input.configData),
+      ]);
     }
     await sendBotAdded(app, tx, bot);
     return { bot, apiKey };

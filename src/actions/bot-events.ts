@@ -4,12 +4,11 @@ import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import type { BotUpdate, RealmBotEvent } from "../events/types.js";
 import type { WireBot } from "../events/wire-types.js";
-import { botConfigs, botServices } from "../lib/bots.js";
 import { activeUserIds } from "../lib/recipients.js";
 import { botAdministratorIds } from "../permissions/bots.js";
-import { presentBot } from "../presenters/bots.js";
 import { realmBotEvents } from "../presenters/events/bots.js";
 import { realmUserEvents } from "../presenters/events/users.js";
+import { loadBotRecords } from "../queries/realm-bots.js";
 import { isAdminRole } from "../world/roles.js";
 
 /**
@@ -19,11 +18,9 @@ import { isAdminRole } from "../world/roles.js";
  */
 
 /** The bot's realm_bots record, read inside the transaction (channels, services, config). */
-export async function loadBotRecord(app: App, knex: Knex, bot: UserRow): Promise<WireBot> {
-  const channels = await app.channels.get(knex, bot.realm_id);
-  const services = await botServices(knex, [bot.id]);
-  const configs = await botConfigs(knex, [bot.id]);
-  return presentBot(bot, { channels, services: services.get(bot.id) ?? [], config: configs.get(bot.id) });
+async function loadBotRecord(app: App, knex: Knex, bot: UserRow): Promise<WireBot> {
+  const [record] = await loadBotRecords(app, knex, bot.realm_id, [bot]);
+  return record!;
 }
 
 /** The bot's row as the transaction now sees it. */

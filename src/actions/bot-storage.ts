@@ -1,8 +1,8 @@
 import type { App } from "../app.js";
 import type { UserRow } from "../db/rows.js";
 import { badRequest } from "../errors.js";
+import { entrySizes, upsertBotEntries } from "../lib/bot-entries.js";
 import { BOT_STORAGE_SIZE_LIMIT, keyDoesNotExist } from "../lib/bot-storage.js";
-import { codePointLength } from "../params.js";
 import { requireBotUser } from "../permissions/bots.js";
 
 /**
@@ -16,31 +16,15 @@ export async function checkSetBotStorage(
 ): Promise<void> {
   requireBotUser(bot);
   await app.db.transaction(async (tx) => {
-    const sizes = await tx
-      .knex("bot_storage")
-      .where({ bot_user_id: bot.id })
-      .select<Array<{ key: string; size: number }>>(
-        "key",
-        tx.knex.raw("length(key) + length(value) as size"),
-      );
-    const sizeOf = new Map(sizes.map((row) => [row.key, Number(row.size)]));
-    let total = 0;
-    for (const size of sizeOf.values()) total += size;
-    for (const [key, value] of entries)
-      total += codePointLength(key) + codePointLength(value) - (sizeOf.get(key) ?? 0);
+    const { stored, after } = await entrySizes(tx.knex, "bot_storage", bot.id, entries);
+    const total = after.at(-1) ?? stored;
     if (total > BOT_STORAGE_SIZE_LIMIT) {
       throw badRequest(
         `Request exceeds storage limit by ${total - BOT_STORAGE_SIZE_LIMIT} characters. ` +
           `The limit is ${BOT_STORAGE_SIZE_LIMIT} characters.`,
       );
     }
-    for (const [key, value] of entries) {
-      await tx
-        .knex("bot_storage")
-        .insert({ bot_user_id: bot.id, key, value })
-        .onConflict(["bot_user_id", "key"])
-        .merge(["value"]);
-    }
+    await upsertBotEntries(tx.knex, "bot_storage", bot.id, entries);
   });
 }
 

@@ -2,7 +2,7 @@ import type { App } from "../app.js";
 import { loadWorld } from "../cache/world.js";
 import { bool, type BotServiceRow, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest, insufficientPermission, mustBeAdmin, mustBeOwner } from "../errors.js";
+import { badRequest, insufficientPermission, mustBeOwner } from "../errors.js";
 import { botConfigs } from "../lib/bots.js";
 import { canAdministerBot } from "../permissions/bots.js";
 import { accessChannelByName, invalidChannelName, type ChannelWorld } from "../permissions/channel-access.js";
@@ -10,13 +10,14 @@ import { requireMemberOrAdmin } from "../permissions/user-groups.js";
 import { presentOutgoingService } from "../presenters/bots.js";
 import { ALLOWED_INTERFACE_TYPES } from "../world/bots.js";
 import type { RealmSnapshot } from "../world/realm.js";
-import { isAdminRole, isOwnerRole, type Role } from "../world/roles.js";
+import { isOwnerRole, type Role } from "../world/roles.js";
 import { doIssueApiKey, doRevokeApiKeys } from "./api-keys.js";
 import { doSetBotConfig } from "./bot-config.js";
 import { reloadBot, sendBotOwnerUpdateEvents, sendBotUpdate } from "./bot-events.js";
 import {
   checkBotNameAvailable,
   checkFullName,
+  checkMayChangeRole,
   checkNameAvailable,
   doChangeFullName,
   doChangeUserRole,
@@ -29,13 +30,13 @@ import {
  * /bots/{id}/api_key/regenerate, and the `chatd bot` commands (as the operator).
  */
 
-export const noSuchBot = () => badRequest("No such bot");
+const noSuchBot = () => badRequest("No such bot");
 
 /**
  * Zulip's access_bot_by_id: the bot, for its owner or an administrator. A bot that may
  * create users is an owner's business only.
  */
-export function accessBotById(snapshot: RealmSnapshot, actor: Actor, botId: number): UserRow {
+function accessBotById(snapshot: RealmSnapshot, actor: Actor, botId: number): UserRow {
   const bot = snapshot.user(botId);
   if (!bot || !bool(bot.is_bot)) throw noSuchBot();
   if (actor === "operator") return bot;
@@ -93,11 +94,7 @@ export async function checkUpdateBot(
       }
     }
     if (input.role !== undefined && input.role !== bot.role) {
-      if (actor !== "operator") {
-        if ((isOwnerRole(input.role) || isOwnerRole(bot.role)) && !isOwnerRole(actor.role))
-          throw mustBeOwner();
-        if (!isAdminRole(actor.role)) throw mustBeAdmin();
-      }
+      checkMayChangeRole(actor, bot.role, input.role);
       await doChangeUserRole(app, tx, bot, input.role);
     }
     if (input.botOwnerId !== undefined && input.botOwnerId !== bot.bot_owner_id) {
@@ -190,7 +187,7 @@ async function doUpdateBotConfigData(
   bot: UserRow,
   config: Readonly<Record<string, string>>,
 ): Promise<void> {
-  for (const [key, value] of Object.entries(config)) await doSetBotConfig(tx, bot.id, key, value);
+  await doSetBotConfig(tx, bot.id, Object.entries(config));
   const all = (await botConfigs(tx.knex, [bot.id])).get(bot.id) ?? {};
   await sendBotUpdate(app, tx, await reloadBot(tx, bot.id), {
     user_id: bot.id,

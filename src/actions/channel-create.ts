@@ -1,7 +1,7 @@
 import type { App } from "../app.js";
 import type { UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
-import { insufficientPermission } from "../errors.js";
+import { insufficientPermission, notAllowedForGuests } from "../errors.js";
 import { canAddSubscribers, isArchived } from "../permissions/channel-access.js";
 import { checkChannelName, normalizeChannelDescription } from "../lib/channel-validation.js";
 import { isGuestRole } from "../world/roles.js";
@@ -18,7 +18,6 @@ import {
   checkTopicsPolicyPermission,
   doAddDefaultChannels,
   doCreateChannel,
-  notAllowedForGuests,
   prepareChannelCreation,
   type ChannelCreationParams,
 } from "./channels.js";

@@ -26,7 +26,6 @@ import {
 export const invalidateChannels = (app: App, tx: Tx, realmId: number) =>
   tx.afterCommit(() => app.channels.invalidate(realmId));
 
-export const notAllowedForGuests = () => badRequest("Not allowed for guest users");
 export const invalidFolderId = () => badRequest("Invalid channel folder ID");
 export const channelAlreadyExists = (name: string) =>
   new JsonableError(`Channel '${name}' already exists`, "CHANNEL_ALREADY_EXISTS", 409);

@@ -1,13 +1,12 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { App } from "../app.js";
 import { insertReturningId } from "../db/insert.js";
 import type { UserRow } from "../db/rows.js";
-import { JsonableError, badRequest, resourceNotFound } from "../errors.js";
+import { JsonableError, badRequest, notAllowedForGuests, resourceNotFound } from "../errors.js";
 import { serverSecret } from "../lib/attachments.js";
 import { EMOJI_CONTENT_TYPES, badImage, resizeEmoji } from "../lib/images.js";
 import {
-  activeCustomEmoji,
   allCustomEmoji,
   customEmojiInfo,
   emojiBlobKey,
@@ -15,11 +14,13 @@ import {
   type CustomEmojiRow,
 } from "../lib/realm-emoji.js";
 import { activeUserIds } from "../lib/recipients.js";
+import { writeBlobsThenRecord } from "../lib/storage/write-then-record.js";
 import { pythonStrip } from "../lib/message-content.js";
 import type { UploadedFile } from "../lib/uploads/uploaded-file.js";
 import { sniffContentType } from "../lib/uploads/content-type.js";
 import { mayAddCustomEmoji, mayRemoveCustomEmoji } from "../permissions/custom-emoji.js";
 import { realmEmojiEvents } from "../presenters/events/realm-features.js";
+import { activeRealmEmojiByName } from "../render/emoji.js";
 import { unicodeEmojiCode } from "../render/emoji-table.js";
 import { isAdminRole, isGuestRole } from "../world/roles.js";
 
@@ -60,9 +61,12 @@ export function checkValidEmojiName(name: string): void {
 
 const nameTaken = () => badRequest("A custom emoji with this name already exists.");
 
-/** Zulip's get_emoji_file_name: salted, so emoji files cannot be enumerated. */
-function emojiFileName(salt: string, emojiId: number, contentType: string): string {
-  const hash = createHash("sha256").update(`${salt}${emojiId}`).digest("hex").slice(0, 32);
+/**
+ * Zulip's get_emoji_file_name: salted, so emoji files cannot be enumerated. The files are
+ * written before the row exists, so a random nonce stands for Zulip's emoji ID.
+ */
+function emojiFileName(salt: string, nonce: string, contentType: string): string {
+  const hash = createHash("sha256").update(`${salt}${nonce}`).digest("hex").slice(0, 32);
   return `${hash}${EXTENSIONS[contentType]!}`;
 }
 
@@ -72,12 +76,12 @@ export async function checkAddRealmEmoji(
   rawName: string,
   files: readonly UploadedFile[],
 ): Promise<void> {
-  if (isGuestRole(user.role)) throw badRequest("Not allowed for guest users");
+  if (isGuestRole(user.role)) throw notAllowedForGuests();
   const name = pythonStrip(rawName).replace(/ /g, "_");
   checkValidEmojiName(name);
   const realm = await app.realms.get(app.knex, user.realm_id);
   if (!mayAddCustomEmoji(realm, user)) throw badRequest("Insufficient permission");
-  if (await activeCustomEmoji(app.knex, user.realm_id, name)) throw nameTaken();
+  if (await activeRealmEmojiByName<CustomEmojiRow>(app.knex, user.realm_id, name)) throw nameTaken();
   if (files.length !== 1) throw badRequest("You must upload exactly one file.");
   if (unicodeEmojiCode(name) !== undefined && !isAdminRole(user.role)) {
     throw badRequest("Only administrators can override built-in emoji.");
@@ -90,35 +94,39 @@ export async function checkAddRealmEmoji(
     contentType as Parameters<typeof resizeEmoji>[1],
   );
   const salt = await serverSecret(app.knex, "avatar_salt");
-  await app.db.transaction(async (tx) => {
-    if (await activeCustomEmoji(tx.knex, user.realm_id, name)) throw nameTaken();
-    const emojiId = await insertReturningId(tx.knex, "realm_emoji", {
-      realm_id: user.realm_id,
-      name,
-      author_id: user.id,
-      is_animated: resized.still !== null,
-      deactivated: false,
-    });
-    const fileName = emojiFileName(salt, emojiId, contentType);
-    await app.uploads.putBytes(emojiBlobKey(user.realm_id, fileName), resized.image);
-    if (resized.still) {
-      await app.uploads.putBytes(emojiBlobKey(user.realm_id, stillFileName(fileName)), resized.still);
-    }
-    await tx.knex("realm_emoji").where({ id: emojiId }).update({ file_name: fileName });
-    const row = await tx.knex<CustomEmojiRow>("realm_emoji").where({ id: emojiId }).first();
-    if (!row) throw new JsonableError("The emoji could not be saved.", "BAD_REQUEST", 500);
-    const all = await allCustomEmoji(tx.knex, user.realm_id);
-    tx.sendEventOnCommit(
-      user.realm_id,
-      realmEmojiEvents.add(customEmojiInfo(row), all),
-      activeUserIds(realm),
-    );
-  });
+  const fileName = emojiFileName(salt, randomUUID(), contentType);
+  const blobs = [
+    [emojiBlobKey(user.realm_id, fileName), resized.image] as const,
+    ...(resized.still
+      ? [[emojiBlobKey(user.realm_id, stillFileName(fileName)), resized.still] as const]
+      : []),
+  ];
+  await writeBlobsThenRecord(app.uploads, blobs, () =>
+    app.db.transaction(async (tx) => {
+      if (await activeRealmEmojiByName<CustomEmojiRow>(tx.knex, user.realm_id, name)) throw nameTaken();
+      const emojiId = await insertReturningId(tx.knex, "realm_emoji", {
+        realm_id: user.realm_id,
+        name,
+        author_id: user.id,
+        file_name: fileName,
+        is_animated: resized.still !== null,
+        deactivated: false,
+      });
+      const row = await tx.knex<CustomEmojiRow>("realm_emoji").where({ id: emojiId }).first();
+      if (!row) throw new JsonableError("The emoji could not be saved.", "BAD_REQUEST", 500);
+      const all = await allCustomEmoji(tx.knex, user.realm_id);
+      tx.sendEventOnCommit(
+        user.realm_id,
+        realmEmojiEvents.add(customEmojiInfo(row), all),
+        activeUserIds(realm),
+      );
+    }),
+  );
 }
 
 export async function checkRemoveRealmEmoji(app: App, user: UserRow, name: string): Promise<void> {
   await app.db.transaction(async (tx) => {
-    const emoji = await activeCustomEmoji(tx.knex, user.realm_id, name);
+    const emoji = await activeRealmEmojiByName<CustomEmojiRow>(tx.knex, user.realm_id, name);
     if (!emoji) throw resourceNotFound(`Emoji '${name}' does not exist`);
     if (!mayRemoveCustomEmoji(user, emoji.author_id)) {
       throw badRequest("Must be an organization administrator or emoji author");

@@ -2,7 +2,7 @@ import type { App } from "../app.js";
 import type { ChannelRow, SubscriptionRow } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest, insufficientPermission } from "../errors.js";
+import { badRequest, insufficientPermission, notAllowedForGuests } from "../errors.js";
 import {
   accessChannelById,
   canAccessChannelContent,
@@ -33,7 +33,6 @@ import {
   doAddDefaultChannels,
   doCreateChannel,
   invalidateChannels,
-  notAllowedForGuests,
   prepareChannelCreation,
   type ChannelCreationParams,
 } from "./channels.js";

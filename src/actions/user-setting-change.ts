@@ -14,7 +14,7 @@ import { doChangeEmailVisibility } from "./users.js";
  * settings do more: the time zone everyone sees, who sees the email, presence_enabled,
  * which shows the user offline (or active again) to everyone, and turning drafts
  * synchronization off, which forgets the drafts the server holds.
- * `user` is the row before the change; the caller checked the value.
+ * `user` is the row before the change; the caller checked the value. Returns the row after it.
  */
 export async function doChangeUserSetting(
   app: App,
@@ -22,11 +22,12 @@ export async function doChangeUserSetting(
   user: UserRow,
   name: UserSettingName,
   value: SettingValue,
-): Promise<void> {
+): Promise<UserRow> {
   await tx
     .knex("users")
     .where({ id: user.id })
     .update({ [name]: value });
+  const changed: UserRow = { ...user, [name as string]: value };
   tx.afterCommit(() => app.realms.invalidate(user.realm_id));
   tx.sendEventOnCommit(user.realm_id, userSettingsEvent(user, name, value), [user.id]);
   if (name === "timezone") {
@@ -37,11 +38,13 @@ export async function doChangeUserSetting(
       activeUserIds(snapshot),
     );
   } else if (name === "email_address_visibility") {
-    await doChangeEmailVisibility(app, tx, user, user.email_address_visibility, Number(value));
+    const email = await doChangeEmailVisibility(app, tx, user, user.email_address_visibility, Number(value));
+    return { ...changed, email };
   } else if (name === "enable_drafts_synchronization" && value === false) {
     await doForgetDrafts(tx, user.id);
   } else if (name === "presence_enabled") {
     const snapshot = await app.realms.get(tx.knex, user.realm_id);
     await doChangePresenceEnabled(app, tx, snapshot, user, value === true);
   }
+  return changed;
 }

@@ -139,12 +139,14 @@ const preferences = defineSetting({
     });
     if (changes.length === 0) return null;
     return async (app, tx) => {
+      // As it stands now (an earlier setting of this request may have changed its email),
+      // then as each change leaves it.
+      let current = (await tx.knex<UserRow>("users").where({ id: user.id }).first())!;
       for (const spec of changes) {
-        // As it stands now: an earlier change of this request may have changed its email.
-        const current = (await tx.knex<UserRow>("users").where({ id: user.id }).first())!;
-        await doChangeUserSetting(app, tx, current, spec.name, values[spec.name] as SettingValue);
+        const before = current;
+        current = await doChangeUserSetting(app, tx, before, spec.name, values[spec.name] as SettingValue);
         if (spec.name === "presence_enabled")
-          await doTellStatusAway(app, tx, current, values[spec.name] !== true);
+          await doTellStatusAway(app, tx, before, values[spec.name] !== true);
       }
     };
   },

@@ -3,7 +3,7 @@ import { subscriptionEvents } from "../presenters/events/channels.js";
 import { VIEWER_SEES_EMAIL, realmUserEvents } from "../presenters/events/users.js";
 import type { App } from "../app.js";
 import { emailHost } from "../config.js";
-import { bool, type RealmRow, type UserRow } from "../db/rows.js";
+import { bool, type UserRow } from "../db/rows.js";
 import { insertReturningId } from "../db/insert.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, insufficientPermission, mustBeAdmin, mustBeOwner, noSuchUser } from "../errors.js";
@@ -135,12 +135,11 @@ export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Pr
   const defaults = input.isBot ? null : await realmUserDefaultsRow(tx.knex, input.realmId);
   const visibility =
     input.emailAddressVisibility ?? defaults?.email_address_visibility ?? EMAIL_VISIBILITY.EVERYONE;
-  const language = defaults
-    ? await tx.knex<RealmRow>("realms").where({ id: input.realmId }).first("default_language")
-    : undefined;
+  // The realm as the transaction sees it, before the user: its language, its groups.
+  const snapshot = await app.realms.get(tx.knex, input.realmId);
   const id = await insertReturningId(tx.knex, "users", {
     ...(defaults ? settingsCopiedForNewUser(defaults) : {}),
-    ...(language ? { default_language: language.default_language } : {}),
+    ...(defaults ? { default_language: snapshot.realm.default_language } : {}),
     realm_id: input.realmId,
     email: input.email,
     delivery_email: input.email,
@@ -178,7 +177,6 @@ export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Pr
   const user = (await tx.knex<UserRow>("users").where({ id }).first())!;
   tx.afterCommit(() => app.realms.invalidate(input.realmId));
 
-  const snapshot = await app.realms.get(tx.knex, input.realmId);
   const recipients = new Map<number, Record<string, unknown>>();
   for (const viewer of [...snapshot.users, user]) {
     if (!bool(viewer.is_active)) continue;
@@ -257,10 +255,16 @@ const isOnlyOwner = (snapshot: RealmSnapshot, target: UserRow) => {
   return owners.length === 1 && owners[0]!.id === target.id;
 };
 
+/** Who may change a user's or a bot's role: owners where the owner role is involved, else administrators. */
+export function checkMayChangeRole(actor: Actor, from: number, to: Role): void {
+  if ((to === ROLE.OWNER || from === ROLE.OWNER) && !actorIsOwner(actor)) throw mustBeOwner();
+  if (actor !== "operator" && !isAdminRole(actor.role)) throw mustBeAdmin();
+}
+
 /** SPEC's role rules; returns whether the role actually changes. */
 export function checkRoleChange(snapshot: RealmSnapshot, actor: Actor, target: UserRow, role: Role): boolean {
   if (target.role === role) return false;
-  if ((role === ROLE.OWNER || target.role === ROLE.OWNER) && !actorIsOwner(actor)) throw mustBeOwner();
+  checkMayChangeRole(actor, target.role, role);
   if (target.role === ROLE.OWNER && isOnlyOwner(snapshot, target)) {
     throw badRequest("The owner permission cannot be removed from the only organization owner.");
   }
@@ -380,7 +384,7 @@ export async function doChangeDeliveryEmail(app: App, tx: Tx, target: UserRow, e
  * new value): those who gain or lose sight of it learn the delivery_email (or null);
  * and since the API email is the real one only while everyone may see it, a change to
  * or from "everyone" gives the user a new API email (new_email) and everyone the avatar
- * again, as Zulip's do_change_user_setting does.
+ * again, as Zulip's do_change_user_setting does. Returns the user's API email afterwards.
  */
 export async function doChangeEmailVisibility(
   app: App,
@@ -388,7 +392,7 @@ export async function doChangeEmailVisibility(
   target: UserRow,
   before: number,
   after: number,
-): Promise<void> {
+): Promise<string> {
   const snapshot = await app.realms.get(tx.knex, target.realm_id);
   const viewers = [...snapshot.users].filter((u) => bool(u.is_active));
   const old = { ...target, email_address_visibility: before };
@@ -406,12 +410,12 @@ export async function doChangeEmailVisibility(
       recipients.map((v) => v.id),
     );
   }
-  if (before !== EMAIL_VISIBILITY.EVERYONE && after !== EMAIL_VISIBILITY.EVERYONE) return;
+  if (before !== EMAIL_VISIBILITY.EVERYONE && after !== EMAIL_VISIBILITY.EVERYONE) return target.email;
   const email =
     after === EMAIL_VISIBILITY.EVERYONE
       ? target.delivery_email
       : dummyEmail(target.id, emailHost(app.config));
-  if (email === target.email) return;
+  if (email === target.email) return email;
   await tx.knex("users").where({ id: target.id }).update({ email });
   tx.afterCommit(() => app.realms.invalidate(target.realm_id));
   tx.sendEventOnCommit(
@@ -420,6 +424,7 @@ export async function doChangeEmailVisibility(
     viewers.map((v) => v.id),
   );
   sendAvatarUpdate(tx, { ...changed, email }, viewers);
+  return email;
 }
 
 export interface UpdateUserInput {

@@ -5,7 +5,7 @@ import { defineEndpoint } from "../http/endpoint.js";
 import { checkServiceUrl } from "../lib/bots.js";
 import { check, p, pathInt } from "../params.js";
 import { requireMemberOrAdmin } from "../permissions/user-groups.js";
-import { channelNameOrNull, presentOwnedBot } from "../presenters/bots.js";
+import { presentBotDefaults, presentOwnedBot } from "../presenters/bots.js";
 import { avatarUrl } from "../presenters/users.js";
 import { BOT_TYPE, SERVICE_INTERFACE } from "../world/bots.js";
 import { roleParam } from "./users.js";
@@ -60,9 +60,7 @@ export const createBot = defineEndpoint({
       user_id: bot.id,
       api_key: apiKey,
       avatar_url: avatarUrl(bot, false),
-      default_sending_stream: channelNameOrNull(channels, bot.default_sending_stream_id),
-      default_events_register_stream: channelNameOrNull(channels, bot.default_events_register_stream_id),
-      default_all_public_streams: bool(bot.default_all_public_streams),
+      ...presentBotDefaults(bot, channels),
     };
   },
 });
@@ -126,9 +124,7 @@ export const updateBot = defineEndpoint({
       service_interface: params.service_interface,
       service_payload_url: params.service_payload_url ?? null,
       config_data: params.config_data ?? null,
-      default_sending_stream: channelNameOrNull(channels, bot.default_sending_stream_id),
-      default_events_register_stream: channelNameOrNull(channels, bot.default_events_register_stream_id),
-      default_all_public_streams: bool(bot.default_all_public_streams),
+      ...presentBotDefaults(bot, channels),
       ...(owner ? { bot_owner: owner.email } : {}),
     };
   },

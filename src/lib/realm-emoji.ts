@@ -53,11 +53,3 @@ export async function allCustomEmoji(knex: Knex, realmId: number): Promise<Recor
     .orderBy("id");
   return Object.fromEntries(rows.map((row) => [String(row.id), customEmojiInfo(row)]));
 }
-
-export async function activeCustomEmoji(
-  knex: Knex,
-  realmId: number,
-  name: string,
-): Promise<CustomEmojiRow | undefined> {
-  return knex<CustomEmojiRow>("realm_emoji").where({ realm_id: realmId, name, deactivated: false }).first();
-}

@@ -1,4 +1,5 @@
 import { badRequest } from "../errors.js";
+import { check } from "../params.js";
 import type { Widget } from "./widgets.js";
 
 /**
@@ -9,37 +10,27 @@ import type { Widget } from "./widgets.js";
  * is Zulip's, prefixed "Widgets: ".
  */
 
-type Check = (value: unknown, name: string) => void;
+/** Throws an Error with Zulip's message (params.ts's checks throw JsonableErrors, which are Errors). */
+type Check = (value: unknown, name: string) => unknown;
 
 const isDict = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
-
-const checkString: Check = (value, name) => {
-  if (typeof value !== "string") throw new Error(`${name} is not a string`);
-};
 
 /** Zulip's check_dict: a dict holding these keys (others are allowed), each checked in order. */
 const checkDict =
   (fields: Record<string, Check>): Check =>
   (value, name) => {
     if (!isDict(value)) throw new Error(`${name} is not a dict`);
-    for (const [key, check] of Object.entries(fields)) {
+    for (const [key, checkField] of Object.entries(fields)) {
       if (!(key in value)) throw new Error(`${key} key is missing from ${name}`);
-      check(value[key], `${name}["${key}"]`);
+      checkField(value[key], `${name}["${key}"]`);
     }
   };
 
-const checkList =
-  (item: Check): Check =>
-  (value, name) => {
-    if (!Array.isArray(value)) throw new Error(`${name} is not a list`);
-    value.forEach((element, i) => item(element, `${name}[${i}]`));
-  };
-
 const checkChoicesForm = checkDict({
-  type: checkString,
-  heading: checkString,
-  choices: checkList(checkDict({ short_name: checkString, long_name: checkString, reply: checkString })),
+  type: check.str(),
+  heading: check.str(),
+  choices: check.list(checkDict({ short_name: check.str(), long_name: check.str(), reply: check.str() })),
 });
 
 /** Python's str() of a parsed JSON value, as Zulip's messages concatenate it. */

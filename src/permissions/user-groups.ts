@@ -1,5 +1,5 @@
 import { bool, type UserRow } from "../db/rows.js";
-import { badRequest, insufficientPermission } from "../errors.js";
+import { badRequest, insufficientPermission, notAllowedForGuests } from "../errors.js";
 import type { GroupNode, RealmSnapshot } from "../world/realm.js";
 import { userHasPermission } from "./group-settings.js";
 import { isGuestRole } from "../world/roles.js";
@@ -21,7 +21,7 @@ export const userGroupIsDeactivated = () => badRequest("User group is deactivate
  * update endpoints do from feature level 496) bots are refused.
  */
 export function requireMemberOrAdmin(user: UserRow, options: { allowBots?: boolean } = {}): void {
-  if (isGuestRole(user.role)) throw badRequest("Not allowed for guest users");
+  if (isGuestRole(user.role)) throw notAllowedForGuests();
   if (bool(user.is_bot) && !options.allowBots) {
     throw badRequest("This endpoint does not accept bot requests.");
   }

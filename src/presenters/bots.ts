@@ -11,13 +11,13 @@ import { avatarUrl } from "./users.js";
  */
 
 /** What a bot's record needs besides its row. */
-export interface BotDetails {
+interface BotDetails {
   readonly channels: ChannelSnapshot;
   readonly services: readonly BotServiceRow[];
   readonly config: Readonly<Record<string, string>> | undefined;
 }
 
-export const channelNameOrNull = (channels: ChannelSnapshot, id: number | null): string | null =>
+const channelNameOrNull = (channels: ChannelSnapshot, id: number | null): string | null =>
   id === null ? null : (channels.channel(id)?.name ?? null);
 
 /** An outgoing webhook bot's service as events carry it. */
@@ -28,13 +28,20 @@ export const presentOutgoingService = (service: BotServiceRow): WireBotService =
 });
 
 /** Zulip's services: outgoing webhooks list theirs, embedded bots their configuration. */
-export function presentBotServices(bot: UserRow, details: BotDetails): WireBotService[] {
+function presentBotServices(bot: UserRow, details: BotDetails): WireBotService[] {
   if (bot.bot_type === BOT_TYPE.OUTGOING_WEBHOOK) return details.services.map(presentOutgoingService);
   if (bot.bot_type === BOT_TYPE.EMBEDDED && details.config) {
     return [{ config_data: { ...details.config }, service_name: details.services[0]?.name ?? "" }];
   }
   return [];
 }
+
+/** A bot's default channels (by name) and default_all_public_streams, as every bot answer shows them. */
+export const presentBotDefaults = (bot: UserRow, channels: ChannelSnapshot) => ({
+  default_sending_stream: channelNameOrNull(channels, bot.default_sending_stream_id),
+  default_events_register_stream: channelNameOrNull(channels, bot.default_events_register_stream_id),
+  default_all_public_streams: bool(bot.default_all_public_streams),
+});
 
 /** A bot as realm_bots lists it (Zulip's get_owned_bot_dicts). */
 export function presentBot(bot: UserRow, details: BotDetails): WireBot {
@@ -45,12 +52,7 @@ export function presentBot(bot: UserRow, details: BotDetails): WireBot {
     bot_type: bot.bot_type,
     is_active: bool(bot.is_active),
     api_key: "",
-    default_sending_stream: channelNameOrNull(details.channels, bot.default_sending_stream_id),
-    default_events_register_stream: channelNameOrNull(
-      details.channels,
-      bot.default_events_register_stream_id,
-    ),
-    default_all_public_streams: bool(bot.default_all_public_streams),
+    ...presentBotDefaults(bot, details.channels),
     owner_id: bot.bot_owner_id,
     avatar_url: avatarUrl(bot, false)!,
     services: presentBotServices(bot, details),
@@ -64,8 +66,6 @@ export function presentOwnedBot(bot: UserRow, channels: ChannelSnapshot): Record
     full_name: bot.full_name,
     api_key: "",
     avatar_url: avatarUrl(bot, false),
-    default_sending_stream: channelNameOrNull(channels, bot.default_sending_stream_id),
-    default_events_register_stream: channelNameOrNull(channels, bot.default_events_register_stream_id),
-    default_all_public_streams: bool(bot.default_all_public_streams),
+    ...presentBotDefaults(bot, channels),
   };
 }

@@ -38,7 +38,9 @@ export function presentLegacySettings(user: UserRow, group: LegacyGroup): Record
 export function presentRealmUserDefaults(row: RealmUserDefaultsRow): Record<string, unknown> {
   const defaults: Record<string, unknown> = {};
   for (const spec of USER_SETTING_SPECS) {
-    if (spec.name !== "timezone") defaults[spec.name] = settingValue(spec, row[spec.name]);
+    if (spec.hasRealmDefault) {
+      defaults[spec.name] = settingValue(spec, row[spec.name as keyof RealmUserDefaultsRow]);
+    }
   }
   defaults.emojiset_choices = emojisetChoices();
   defaults.available_notification_sounds = [...NOTIFICATION_SOUNDS];

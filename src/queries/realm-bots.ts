@@ -1,7 +1,31 @@
+import type { Knex } from "knex";
+import type { App } from "../app.js";
+import type { UserRow } from "../db/rows.js";
+import type { WireBot } from "../events/wire-types.js";
 import { botConfigs, botServices } from "../lib/bots.js";
 import { administeredBots } from "../permissions/bots.js";
 import { presentBot } from "../presenters/bots.js";
 import type { StateContext } from "./state-context.js";
+
+/**
+ * Bots' realm_bots records (their default channels, services and configuration), read
+ * through `knex`: a transaction's, to see its own changes.
+ */
+export async function loadBotRecords(
+  app: App,
+  knex: Knex,
+  realmId: number,
+  bots: readonly UserRow[],
+): Promise<WireBot[]> {
+  if (bots.length === 0) return [];
+  const ids = bots.map((bot) => bot.id);
+  const channels = await app.channels.get(knex, realmId);
+  const services = await botServices(knex, ids);
+  const configs = await botConfigs(knex, ids);
+  return bots.map((bot) =>
+    presentBot(bot, { channels, services: services.get(bot.id) ?? [], config: configs.get(bot.id) }),
+  );
+}
 
 /**
  * The `realm_bot` fetch type: realm_bots, the bots the user administers (every bot for
@@ -10,14 +34,5 @@ import type { StateContext } from "./state-context.js";
  */
 export async function fetchRealmBotsState(ctx: StateContext): Promise<Record<string, unknown>> {
   const bots = administeredBots(ctx.realm, ctx.user);
-  if (bots.length === 0) return { realm_bots: [] };
-  const ids = bots.map((bot) => bot.id);
-  const channels = await ctx.app.channels.get(ctx.knex, ctx.realm.id);
-  const services = await botServices(ctx.knex, ids);
-  const configs = await botConfigs(ctx.knex, ids);
-  return {
-    realm_bots: bots.map((bot) =>
-      presentBot(bot, { channels, services: services.get(bot.id) ?? [], config: configs.get(bot.id) }),
-    ),
-  };
+  return { realm_bots: await loadBotRecords(ctx.app, ctx.knex, ctx.realm.id, bots) };
 }

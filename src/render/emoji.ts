@@ -40,12 +40,16 @@ export interface RealmEmojiRow {
   deactivated: boolean | 0 | 1;
 }
 
-async function activeRealmEmojiByName(
+/** The realm's active custom emoji of this name (its whole row, for callers that read more). */
+export async function activeRealmEmojiByName<Row extends RealmEmojiRow = RealmEmojiRow>(
   knex: Knex,
   realmId: number,
   name: string,
-): Promise<RealmEmojiRow | undefined> {
-  return knex<RealmEmojiRow>("realm_emoji").where({ realm_id: realmId, name, deactivated: false }).first();
+): Promise<Row | undefined> {
+  const row: unknown = await knex("realm_emoji")
+    .where({ realm_id: realmId, name, deactivated: false })
+    .first();
+  return row as Row | undefined;
 }
 
 /** An emoji named by its name alone: custom emoji first, then extra, then Unicode. */

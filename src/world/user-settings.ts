@@ -162,6 +162,8 @@ type SpecOptions = {
   legacy?: LegacyGroup;
   /** Not changeable through the realm defaults endpoint. */
   personal?: boolean;
+  /** No realm_user_settings_defaults column at all. */
+  noRealmDefault?: boolean;
   defaultsParam?: Param<SettingValue>;
 };
 
@@ -177,7 +179,7 @@ function spec(
     kind,
     default: value,
     legacy: options.legacy ?? null,
-    hasRealmDefault: name !== "timezone",
+    hasRealmDefault: !options.noRealmDefault,
     realmDefaultEditable: !options.personal,
     param,
     defaultsParam: options.defaultsParam ?? param,
@@ -261,7 +263,7 @@ export const USER_SETTING_SPECS: readonly UserSettingSpec[] = [
   int("email_address_visibility", 1, [1, 2, 3, 4, 5]),
   bool("web_navigate_to_sent_message", true),
   // Not a realm default; Zulip applies it after the others.
-  spec("timezone", "string", "", timezoneParam, { ...display, personal: true }),
+  spec("timezone", "string", "", timezoneParam, { ...display, personal: true, noRealmDefault: true }),
 ];
 
 const SPECS_BY_NAME = new Map<string, UserSettingSpec>(USER_SETTING_SPECS.map((s) => [s.name, s]));

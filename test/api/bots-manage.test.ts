@@ -159,6 +159,16 @@ describe("bots: PATCH, DELETE, reactivation and API keys", function () {
       "Cannot store configuration. Request would require 10016 characters. The current configuration size limit is 10000 characters.",
     );
     expect(await config(feed)).to.deep.equal({ level: "3", room: "dev" });
+    // Checked after each entry in turn, as Zulip's set_bot_config: a later entry that
+    // shrinks the total does not save an earlier one that went over.
+    expectError(
+      await u("hamlet").client.patch(`/bots/${feed.id}`, {
+        config_data: JSON.stringify({ level: "y".repeat(9_990), room: "" }),
+      }),
+      400,
+      "Cannot store configuration. Request would require 10002 characters. The current configuration size limit is 10000 characters.",
+    );
+    expect(await config(feed)).to.deep.equal({ level: "3", room: "dev" });
   });
 
   it("is for the bot's owner and administrators only", async function () {
@@ -224,6 +234,26 @@ describe("bots: PATCH, DELETE, reactivation and API keys", function () {
     );
     expectSuccess(await u("desdemona").client.patch(`/bots/${bot.id}`, { role: 100 }));
     expect((await row(bot.id)).role).to.equal(100);
+  });
+
+  it("a bot's owner who is not an administrator may not change its role", async function () {
+    const { u } = await fresh();
+    const bot = await createBot(u("hamlet"), "fool");
+    expectError(
+      await u("hamlet").client.patch(`/bots/${bot.id}`, { role: 300 }),
+      400,
+      "Must be an organization administrator",
+      "UNAUTHORIZED_PRINCIPAL",
+    );
+    expect((await row(bot.id)).role).to.equal(400);
+    // The owner role needs an organization owner, whatever else the caller is.
+    expectError(
+      await u("hamlet").client.patch(`/bots/${bot.id}`, { role: 100 }),
+      400,
+      "Must be an organization owner",
+      "UNAUTHORIZED_PRINCIPAL",
+    );
+    expect((await row(bot.id)).role).to.equal(400);
   });
 
   it("DELETE deactivates the bot; its owner or an administrator reactivates it", async function () {

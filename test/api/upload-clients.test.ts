@@ -5,7 +5,7 @@ import { expectSuccess, type ApiResponse } from "../helpers/client.js";
 import type { TestUser } from "../helpers/factories.js";
 import { sendToChannel } from "../helpers/message-send.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
-import { basicAuth, getFile } from "../helpers/uploads.js";
+import { getFile, userAuth } from "../helpers/uploads.js";
 
 /**
  * Uploads and downloads exactly as the real clients send them (read from their sources):
@@ -60,7 +60,7 @@ async function postRaw(
   const res = await fetch(new URL("/api/v1/user_uploads", user.client.baseUrl), {
     method: "POST",
     headers: {
-      ...basicAuth(user),
+      ...userAuth(user),
       "user-agent": userAgent,
       "content-type": multipart.contentType,
       "content-length": String(multipart.body.length),
@@ -130,7 +130,7 @@ describe("the mobile app's and zulip-terminal's upload calls", function () {
 
     // download_media: requests.get(urljoin(server_url, link), auth=HTTPBasicAuth(email, api_key)).
     const res = await fetch(new URL(uri, server.url), {
-      headers: { ...basicAuth(u.othello), "user-agent": "ZulipTerminal/0.7.0" },
+      headers: { ...userAuth(u.othello), "user-agent": "ZulipTerminal/0.7.0" },
       redirect: "follow",
     });
     expect(res.status).to.equal(200);

@@ -101,10 +101,10 @@ describe("uploaded files: POST /user_uploads and serving /user_uploads", functio
     const form = new FormData();
     form.append("a", new Blob([Buffer.from("a")]), "a.txt");
     form.append("b", new Blob([Buffer.from("b")]), "b.txt");
-    const { basicAuth } = await import("../helpers/uploads.js");
+    const { userAuth } = await import("../helpers/uploads.js");
     const res = await fetch(`${server.url}/api/v1/user_uploads`, {
       method: "POST",
-      headers: basicAuth(u.hamlet),
+      headers: userAuth(u.hamlet),
       body: form,
     });
     expectError(

@@ -1,18 +1,15 @@
-import { cliDatabaseEnv, onPostgres, sqliteOnly } from "../helpers/postgres.js";
-import { spawnSync } from "node:child_process";
+import { postgresOnly, sqliteOnly } from "../helpers/postgres.js";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { expect } from "chai";
 import sharp from "sharp";
+import { cliIn } from "../helpers/cli.js";
 import { cast, createChannel } from "../helpers/channels.js";
 import { expectSuccess } from "../helpers/client.js";
 import { sendToChannel } from "../helpers/message-send.js";
 import { startTestServer } from "../helpers/server.js";
 import { getFile, postUpload, upload } from "../helpers/uploads.js";
-
-const BIN = join(resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", ".."), "bin", "chatd");
 
 describe("chatd backup with uploads", function () {
   const dirs: string[] = [];
@@ -21,18 +18,16 @@ describe("chatd backup with uploads", function () {
   });
 
   it("on PostgreSQL, points to pg_dump and writes nothing", async function () {
-    if (!onPostgres()) return this.skip();
+    postgresOnly(this, "the SQLite backup is tested below");
     const server = await startTestServer({}, { keepDataDir: true });
     dirs.push(server.dataDir);
     await server.factory.realm();
     await server.stop();
     const target = join(server.dataDir, "backup.sqlite3");
-    const args = ["--data-dir", server.dataDir, "backup", "--to", target];
-    const run = spawnSync(process.execPath, [BIN, ...args], {
-      encoding: "utf8",
-      env: { ...process.env, ...cliDatabaseEnv(args), CHATD_DATABASE_URL: server.app.config.database_url },
+    const run = cliIn(server.dataDir)(["backup", "--to", target], {
+      env: { CHATD_DATABASE_URL: server.app.config.database_url },
     });
-    expect(run.status).to.equal(1);
+    expect(run.code).to.equal(1);
     expect(run.stderr).to.contain("back it up with pg_dump");
     expect(run.stderr).not.to.contain(new URL(server.app.config.database_url).password);
     expect(existsSync(target)).to.equal(false);
@@ -62,15 +57,8 @@ describe("chatd backup with uploads", function () {
     )[0]!.source_url;
 
     const backupFile = join(server.dataDir, "backup.sqlite3");
-    const run = spawnSync(
-      process.execPath,
-      [BIN, "--data-dir", server.dataDir, "backup", "--to", backupFile],
-      {
-        encoding: "utf8",
-        env: { ...process.env, CHATD_LOG_LEVEL: "silent" },
-      },
-    );
-    expect(run.status, run.stderr).to.equal(0);
+    const run = cliIn(server.dataDir)(["backup", "--to", backupFile], { env: { CHATD_LOG_LEVEL: "silent" } });
+    expect(run.code, run.stderr).to.equal(0);
     expect(run.stdout.trim().split("\n")).to.deep.equal([backupFile, `${backupFile}.uploads`]);
     expect(existsSync(join(server.dataDir, "uploads", "backup.lock"))).to.equal(false);
     await server.close();

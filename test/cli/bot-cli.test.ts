@@ -1,32 +1,16 @@
-import { cliDatabaseEnv } from "../helpers/postgres.js";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { expect } from "chai";
+import { cliIn } from "../helpers/cli.js";
 import { Client, expectError, expectSuccess } from "../helpers/client.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-const BIN = join(ROOT, "bin", "chatd");
 
 describe("the chatd CLI: bots", function () {
   this.timeout(120_000);
   let dataDir: string;
 
-  const chatd = (...args: string[]) => {
-    const result = spawnSync(process.execPath, [BIN, "--data-dir", dataDir, ...args], {
-      encoding: "utf8",
-      env: {
-        ...process.env,
-        ...cliDatabaseEnv(["--data-dir", dataDir, ...args], {}),
-        CHATD_LOG_LEVEL: "warn",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-  };
+  const chatd = (...args: string[]) => cliIn(dataDir)(args);
   const json = (...args: string[]) => {
     const res = chatd(...args, "--json");
     expect(res.code, res.stderr).to.equal(0);

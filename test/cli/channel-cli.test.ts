@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
+import { cliIn } from "../helpers/cli.js";
 import { closeApp, createApp } from "../../src/server/create-app.js";
 import { type App } from "../../src/app.js";
 import { silentLogger } from "../../src/logger.js";
@@ -28,18 +29,7 @@ describe("the chatd CLI: channel create, list and archive", function () {
   let dataDir: string;
   let ownerKey: string;
 
-  const chatd = (...args: string[]) => {
-    const result = spawnSync(process.execPath, [BIN, "--data-dir", dataDir, ...args], {
-      encoding: "utf8",
-      env: {
-        ...process.env,
-        ...cliDatabaseEnv(["--data-dir", dataDir, ...args], {}),
-        CHATD_LOG_LEVEL: "warn",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-  };
+  const chatd = (...args: string[]) => cliIn(dataDir)(args);
   const json = <T>(...args: string[]): T => {
     const res = chatd(...args, "--json");
     expect(res.code, res.stderr).to.equal(0);
@@ -47,19 +37,7 @@ describe("the chatd CLI: channel create, list and archive", function () {
   };
   /** As json, without blocking the event loop (while this process talks to a server). */
   const jsonAsync = async <T>(...args: string[]): Promise<T> => {
-    const child = spawn(process.execPath, [BIN, "--data-dir", dataDir, ...args, "--json"], {
-      env: {
-        ...process.env,
-        ...cliDatabaseEnv(["--data-dir", dataDir, ...args, "--json"], {}),
-        CHATD_LOG_LEVEL: "warn",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((r) => child.once("close", r));
+    const { code, stdout, stderr } = await cliIn(dataDir).async([...args, "--json"]);
     expect(code, stderr).to.equal(0);
     return JSON.parse(stdout) as T;
   };

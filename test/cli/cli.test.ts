@@ -1,53 +1,14 @@
 import { cliDatabaseEnv, onPostgres } from "../helpers/postgres.js";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { expect } from "chai";
+import { BIN, chatdSync, exited, freePort, waitForServer } from "../helpers/cli.js";
 import { MIGRATIONS } from "../../migrations/index.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-const BIN = join(ROOT, "bin", "chatd");
-
-function chatd(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const result = spawnSync(process.execPath, [BIN, ...args], {
-    encoding: "utf8",
-    env: { ...process.env, ...cliDatabaseEnv([...args], env), CHATD_LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort) => {
-    const probe = createServer();
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolvePort(port));
-    });
-  });
-}
-
-async function waitForServer(url: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(`${url}/api/v1/server_settings`);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("server did not start");
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((r) =>
-    child.exitCode !== null ? r(child.exitCode) : child.once("exit", (code) => r(code)),
-  );
+/** A command without --data-dir: the current directory's, or CHATD_DATA_DIR's. */
+const chatd = (args: string[], env: NodeJS.ProcessEnv = {}) => chatdSync(args, { env });
 
 describe("the chatd CLI", function () {
   this.timeout(60_000);

@@ -1,26 +1,15 @@
 import { cliDatabaseEnv, dataDirConfig } from "../helpers/postgres.js";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { expect } from "chai";
+import { basicAuth, cliIn, exited, freePort, waitForServer, BIN } from "../helpers/cli.js";
 import { closeApp, createApp } from "../../src/server/create-app.js";
 import { type App } from "../../src/app.js";
 import { silentLogger } from "../../src/logger.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-const BIN = join(ROOT, "bin", "chatd");
-
-function chatd(dataDir: string, args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, "--data-dir", dataDir, ...args], {
-    encoding: "utf8",
-    env: { ...process.env, ...cliDatabaseEnv(["--data-dir", dataDir, ...args], {}), CHATD_LOG_LEVEL: "warn" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const chatd = (dataDir: string, args: string[]) => cliIn(dataDir)(args);
 
 async function withTestApp<T>(dataDir: string, fn: (app: App) => Promise<T>): Promise<T> {
   const app = await createApp(dataDirConfig(dataDir), { logger: silentLogger, migrate: false });
@@ -30,38 +19,6 @@ async function withTestApp<T>(dataDir: string, fn: (app: App) => Promise<T>): Pr
     await closeApp(app);
   }
 }
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort) => {
-    const probe = createServer();
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolvePort(port));
-    });
-  });
-}
-
-async function waitForServer(url: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/api/v1/server_settings`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("server did not start");
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((r) =>
-    child.exitCode !== null ? r(child.exitCode) : child.once("exit", (code) => r(code)),
-  );
-
-const basicAuth = (email: string, key: string) => ({
-  authorization: `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`,
-});
 
 /**
  * The lines a new administrator needs, whether from `init` or the first `start`. `chatd`:

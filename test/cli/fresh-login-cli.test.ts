@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
-import { exited, freePort, initRealm, runChatd, spawnServe, waitForServer } from "../helpers/cli-process.js";
+import { exited, freePort, initDataDir, chatdSync, spawnServe, waitForServer } from "../helpers/cli.js";
 
 /**
  * The server learns of admin commands' writes by polling (external_change_poll_ms); a
@@ -18,7 +18,7 @@ describe("the chatd CLI beside a running server: logins right after a command", 
 
   before(async function () {
     dataDir = mkdtempSync(join(tmpdir(), "chatd-fresh-login-"));
-    initRealm(dataDir);
+    initDataDir(dataDir);
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     child = spawnServe(dataDir, port, {
@@ -51,7 +51,7 @@ describe("the chatd CLI beside a running server: logins right after a command", 
     const email = "ophelia@zulip.test";
     // Warm the cache so that it holds the organization without the new user.
     expect((await fetchApiKey("desdemona@zulip.test", "correct horse")).result).to.equal("success");
-    const created = runChatd([
+    const created = chatdSync([
       "--data-dir",
       dataDir,
       "user",
@@ -74,7 +74,7 @@ describe("the chatd CLI beside a running server: logins right after a command", 
 
   it("a password the CLI just set works at once, and the old one no longer does", async function () {
     const email = "ophelia@zulip.test";
-    const set = runChatd([
+    const set = chatdSync([
       "--data-dir",
       dataDir,
       "user",
@@ -92,7 +92,7 @@ describe("the chatd CLI beside a running server: logins right after a command", 
 
   it("an API key the CLI just issued for a new user works at once", async function () {
     const email = "laertes@zulip.test";
-    const created = runChatd([
+    const created = chatdSync([
       "--data-dir",
       dataDir,
       "user",
@@ -106,7 +106,7 @@ describe("the chatd CLI beside a running server: logins right after a command", 
       "revenge-1",
     ]);
     expect(created.code, created.stderr).to.equal(0);
-    const issued = runChatd(["--data-dir", dataDir, "api-key", "--no-input", "--email", email, "--json"]);
+    const issued = chatdSync(["--data-dir", dataDir, "api-key", "--no-input", "--email", email, "--json"]);
     expect(issued.code, issued.stderr).to.equal(0);
     const key = (JSON.parse(issued.stdout) as { api_key: string }).api_key;
     expect(await usersMe(email, key)).to.include({ result: "success", email });

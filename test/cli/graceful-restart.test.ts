@@ -4,14 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import {
-  exited,
-  exitedWithin,
-  freePort,
-  initRealm,
-  spawnServe,
-  waitForServer,
-} from "../helpers/cli-process.js";
+import { exited, exitedWithin, freePort, initDataDir, spawnServe, waitForServer } from "../helpers/cli.js";
 
 interface Owner {
   email: string;
@@ -112,7 +105,7 @@ describe("graceful restart with keep-alive long-polls", function () {
   });
 
   it("SIGTERM exits 0 promptly, and the same queue continues after restart with no event lost or repeated", async function () {
-    const owner: Owner = initRealm(dataDir);
+    const owner: Owner = initDataDir(dataDir);
     writeFileSync(join(dataDir, "settings.json"), JSON.stringify({ shutdown_timeout_secs: 5 }));
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;

@@ -1,37 +1,22 @@
-import { cliDatabaseEnv, dataDirConfig } from "../helpers/postgres.js";
-import { spawnSync } from "node:child_process";
+import { dataDirConfig } from "../helpers/postgres.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { expect } from "chai";
+import { cliIn } from "../helpers/cli.js";
 import { checkCreateChannel } from "../../src/actions/channel-create.js";
 import { closeApp, createApp } from "../../src/server/create-app.js";
 import { type App } from "../../src/app.js";
 import type { UserRow } from "../../src/db/rows.js";
 import { silentLogger } from "../../src/logger.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-const BIN = join(ROOT, "bin", "chatd");
-
 describe("the chatd CLI: message send and topic delete", function () {
   this.timeout(120_000);
   let dataDir: string;
   let channelId: number;
 
-  const chatd = (args: string[], input?: string, env: Record<string, string> = {}) => {
-    const result = spawnSync(process.execPath, [BIN, "--data-dir", dataDir, ...args], {
-      encoding: "utf8",
-      env: {
-        ...process.env,
-        ...cliDatabaseEnv(["--data-dir", dataDir, ...args], env),
-        CHATD_LOG_LEVEL: "warn",
-        ...env,
-      },
-      input,
-    });
-    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-  };
+  const chatd = (args: string[], input?: string, env: Record<string, string> = {}) =>
+    cliIn(dataDir)(args, { input, env });
   const withTestApp = async <T>(fn: (app: App) => Promise<T>) => {
     const app = await createApp(dataDirConfig(dataDir), { logger: silentLogger, migrate: false });
     try {

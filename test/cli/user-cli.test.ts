@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
+import { cliIn } from "../helpers/cli.js";
 import { checkFetchApiKey } from "../../src/actions/auth.js";
 import { closeApp, createApp } from "../../src/server/create-app.js";
 import { silentLogger } from "../../src/logger.js";
@@ -16,18 +17,7 @@ describe("the chatd CLI: user administration", function () {
   this.timeout(120_000);
   let dataDir: string;
 
-  const chatd = (...args: string[]) => {
-    const result = spawnSync(process.execPath, [BIN, "--data-dir", dataDir, ...args], {
-      encoding: "utf8",
-      env: {
-        ...process.env,
-        ...cliDatabaseEnv(["--data-dir", dataDir, ...args], {}),
-        CHATD_LOG_LEVEL: "warn",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-  };
+  const chatd = (...args: string[]) => cliIn(dataDir)(args);
   /** Runs a command that must succeed with --json and returns the parsed output. */
   const json = (...args: string[]) => {
     const res = chatd(...args, "--json");

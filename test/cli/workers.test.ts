@@ -5,21 +5,15 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { cliDatabaseEnv, onPostgres, sqliteOnly } from "../helpers/postgres.js";
 import {
+  basicAuth,
   exitedWithin,
   freePort,
-  initRealm,
-  runChatd,
+  initDataDir,
+  chatdSync,
   spawnServe,
   waitForServer,
-} from "../helpers/cli-process.js";
-import {
-  basicAuth,
-  clientsOnWorkers,
-  PinnedClient,
-  spawnWorkers,
-  workerPid,
-  type Reply,
-} from "../helpers/workers.js";
+} from "../helpers/cli.js";
+import { clientsOnWorkers, PinnedClient, spawnWorkers, workerPid, type Reply } from "../helpers/workers.js";
 
 type Event = Record<string, unknown> & { id: number; type: string };
 
@@ -47,8 +41,8 @@ describe("chatd serve --workers on SQLite", function () {
     const dir = mkdtempSync(join(tmpdir(), "chatd-workers-"));
     try {
       const port = await freePort();
-      const result = runChatd(["--data-dir", dir, "serve", "--port", String(port), "--workers", "2"], {
-        CHATD_SQLITE_WORKERS: "",
+      const result = chatdSync(["--data-dir", dir, "serve", "--port", String(port), "--workers", "2"], {
+        env: { CHATD_SQLITE_WORKERS: "" },
       });
       expect(result.code).to.equal(1);
       expect(result.stderr).to.include("--workers 2 is refused on SQLite");
@@ -61,7 +55,7 @@ describe("chatd serve --workers on SQLite", function () {
 
   it("refuses a --workers that is not a whole number from 1 to 64", () => {
     for (const bad of ["0", "65", "two", "1.5"]) {
-      const result = runChatd(["serve", "--workers", bad]);
+      const result = chatdSync(["serve", "--workers", bad]);
       expect(result.code, bad).to.equal(1);
       expect(result.stderr).to.include("--workers must be a whole number from 1 to 64");
     }
@@ -80,14 +74,17 @@ describe("chatd serve --workers 2: events and queues across processes", function
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "chatd-workers-"));
-    owner = initRealm(dir);
+    owner = initDataDir(dir);
     port = await freePort();
     // A heartbeat every few seconds keeps idle long-polls short.
     // The load test sends as fast as it can.
     server = spawnWorkers(dir, port, 2, { CHATD_HEARTBEAT_INTERVAL_SECS: "5", CHATD_RATE_LIMITING: "false" });
     server.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     await waitForServer(`http://127.0.0.1:${port}`, server);
-    const clients = await clientsOnWorkers(port, basicAuth(owner.email, owner.api_key), ["0", "1"]);
+    const clients = await clientsOnWorkers(port, basicAuth(owner.email, owner.api_key).authorization, [
+      "0",
+      "1",
+    ]);
     w0 = clients.get("0")!;
     w1 = clients.get("1")!;
   });
@@ -202,7 +199,7 @@ describe("chatd serve --workers 2: events and queues across processes", function
 
   it("refuses another user's queue on the worker that did not create it", async () => {
     const created = JSON.parse(
-      runChatd([
+      chatdSync([
         "--data-dir",
         dir,
         "user",
@@ -218,7 +215,7 @@ describe("chatd serve --workers 2: events and queues across processes", function
       ]).stdout,
     ) as { user_id: number };
     expect(created.user_id).to.be.a("number");
-    const key = runChatd([
+    const key = chatdSync([
       "--data-dir",
       dir,
       "api-key",
@@ -229,7 +226,9 @@ describe("chatd serve --workers 2: events and queues across processes", function
     ]);
     const iagoKey = (JSON.parse(key.stdout) as { api_key: string }).api_key;
     const queue = await register(w0, ["message"]);
-    const iago = (await clientsOnWorkers(port, basicAuth("iago@zulip.test", iagoKey), ["1"])).get("1")!;
+    const iago = (
+      await clientsOnWorkers(port, basicAuth("iago@zulip.test", iagoKey).authorization, ["1"])
+    ).get("1")!;
     try {
       const reply = await iago.send("GET", "/events", { queue_id: queue.queueId, dont_block: true });
       expect(reply.status).to.equal(400);
@@ -242,7 +241,7 @@ describe("chatd serve --workers 2: events and queues across processes", function
   it("passes a CLI command's change to queues on both workers", async () => {
     const q0 = await register(w0, ["realm_user"]);
     const q1 = await register(w1, ["realm_user"]);
-    const result = runChatd([
+    const result = chatdSync([
       "--data-dir",
       dir,
       "user",
@@ -277,7 +276,7 @@ describe("chatd serve --workers 2: events and queues across processes", function
   });
 
   it("loses no acknowledged message and no queued event when a worker is killed under load", async () => {
-    const auth = basicAuth(owner.email, owner.api_key);
+    const auth = basicAuth(owner.email, owner.api_key).authorization;
     const firstNew = (await sendMessage(w0, "before the load")) + 1;
     const survivor = await register(w0, ["message"]);
     const orphan = await register(w1, ["message"]);
@@ -372,7 +371,7 @@ describe("one chatd serve per machine over one PostgreSQL database", function ()
     // Two data directories (two machines), one database.
     const [a, b] = [0, 1].map(() => mkdtempSync(join(tmpdir(), "chatd-machines-")));
     dirs.push(a!, b!);
-    const owner = initRealm(a!);
+    const owner = initDataDir(a!);
     const database = cliDatabaseEnv(["--data-dir", a!]);
     const ports: number[] = [];
     for (const dir of [a!, b!]) {
@@ -382,7 +381,7 @@ describe("one chatd serve per machine over one PostgreSQL database", function ()
       await waitForServer(`http://127.0.0.1:${port}`, server);
       ports.push(port);
     }
-    const auth = basicAuth(owner.email, owner.api_key);
+    const auth = basicAuth(owner.email, owner.api_key).authorization;
     const [onA, onB] = ports.map((port) => new PinnedClient(port, auth));
     try {
       for (const [home, other] of [

@@ -1,7 +1,8 @@
 import { testConfig } from "../../src/config.js";
 import { createKnex } from "../../src/db/knex.js";
 import { Client, expectSuccess } from "../helpers/client.js";
-import { exited, initDataDir, startServerProcess, type ServerProcess } from "../helpers/cli.js";
+import { basicAuth, exited, initDataDir, startServerProcess, type ServerProcess } from "../helpers/cli.js";
+import { messagesAfter, userWithKey } from "./fault-setup.js";
 import { seededRandom } from "./fuzz-cases.js";
 
 /**
@@ -57,21 +58,16 @@ const CLIENTS = 8;
 /** The owner and three members, each a sender; their direct messages go to the owner (the owner's to a member). */
 async function setUp(url: string, owner: { email: string; api_key: string; user_id: number }) {
   const ownerClient = new Client(url, { email: owner.email, apiKey: owner.api_key });
-  const anonymous = new Client(url, null);
   const senders: Sender[] = [];
   const ownerPeer = { id: owner.user_id, email: owner.email };
   for (let i = 1; i < SENDERS; i++) {
-    const email = `sender${i}@zulip.test`;
-    const password = `sender-${i}-password`;
-    const created = expectSuccess(
-      await ownerClient.post("/users", { email, password, full_name: `Sender ${i}` }),
+    const user = await userWithKey(
+      ownerClient,
+      `sender${i}@zulip.test`,
+      `sender-${i}-password`,
+      `Sender ${i}`,
     );
-    const login = expectSuccess(await anonymous.post("/fetch_api_key", { username: email, password }));
-    senders.push({
-      client: new Client(url, { email, apiKey: login.api_key as string }),
-      userId: created.user_id as number,
-      peer: ownerPeer,
-    });
+    senders.push({ client: user.client, userId: user.userId, peer: ownerPeer });
   }
   senders.unshift({
     client: ownerClient,
@@ -89,23 +85,8 @@ async function setUp(url: string, owner: { email: string; api_key: string; user_
 
 /** Every message the owner can read (all of them here), by ID, raw Markdown. */
 async function allMessages(owner: Client): Promise<Map<number, FetchedMessage>> {
-  const found = new Map<number, FetchedMessage>();
-  let anchor: string | number = 0;
-  for (;;) {
-    const page = expectSuccess(
-      await owner.get("/messages", {
-        anchor,
-        include_anchor: false,
-        num_before: 0,
-        num_after: 5000,
-        apply_markdown: false,
-      }),
-    );
-    const messages = page.messages as FetchedMessage[];
-    for (const message of messages) found.set(message.id, message);
-    if (page.found_newest || messages.length === 0) return found;
-    anchor = messages[messages.length - 1]!.id;
-  }
+  const messages = await messagesAfter<FetchedMessage>(owner, 0, { apply_markdown: false });
+  return new Map(messages.map((message) => [message.id, message]));
 }
 
 /** What differs between a message as acknowledged and as stored, or null. */
@@ -226,8 +207,9 @@ export async function killCycles(
         else figures.lost++;
         figures.failures.push(`cycle ${cycle}: acknowledged message ${sent.id}: ${problem}`);
       }
+      const { email, apiKey } = senders[1]!.client.credentials!;
       const serving = await fetch(`${server.url}/api/v1/users/me`, {
-        headers: { authorization: basicHeader(senders[1]!.client) },
+        headers: basicAuth(email, apiKey),
       }).then(
         (res) => res.status === 200,
         () => false,
@@ -245,9 +227,4 @@ export async function killCycles(
     if (code !== 0) figures.failures.push(`the server exited with ${code} on SIGTERM after the cycles`);
   }
   return figures;
-}
-
-function basicHeader(client: Client): string {
-  const { email, apiKey } = client.credentials!;
-  return `Basic ${Buffer.from(`${email}:${apiKey}`).toString("base64")}`;
 }

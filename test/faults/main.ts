@@ -12,6 +12,7 @@ import {
   startServerProcess,
   type ServerProcess,
 } from "../helpers/cli.js";
+import { userWithKey } from "./fault-setup.js";
 import { fuzzPass, fuzzedRoutes, type Actor, type FuzzFigures } from "./fuzz.js";
 import { killCycles, type KillFigures } from "./kill.js";
 import { restartCycles, type RestartFigures } from "./restart.js";
@@ -60,7 +61,6 @@ interface Setup {
 /** A member and a guest beside the owner, a message, and the IDs paths may use. */
 async function setUp(server: ServerProcess, owner: InitResult): Promise<Setup> {
   const ownerClient = new Client(server.url, { email: owner.email, apiKey: owner.api_key });
-  const anonymous = new Client(server.url, null);
   const actors: Actor[] = [{ name: "owner", auth: basicAuth(owner.email, owner.api_key).authorization }];
   const ids = new Set<string>();
   const actorIds = new Set<string>([String(owner.user_id)]);
@@ -68,13 +68,10 @@ async function setUp(server: ServerProcess, owner: InitResult): Promise<Setup> {
     ["member", 400],
     ["guest", 600],
   ] as const) {
-    const email = `${name}@zulip.test`;
-    const password = `${name}-password`;
-    const created = expectSuccess(await ownerClient.post("/users", { email, password, full_name: name }));
-    actorIds.add(String(created.user_id));
-    if (role !== 400) expectSuccess(await ownerClient.patch(`/users/${created.user_id as number}`, { role }));
-    const login = expectSuccess(await anonymous.post("/fetch_api_key", { username: email, password }));
-    actors.push({ name, auth: basicAuth(email, login.api_key as string).authorization });
+    const user = await userWithKey(ownerClient, `${name}@zulip.test`, `${name}-password`, name);
+    actorIds.add(String(user.userId));
+    if (role !== 400) expectSuccess(await ownerClient.patch(`/users/${user.userId}`, { role }));
+    actors.push({ name, auth: basicAuth(user.email, user.apiKey).authorization });
   }
   actors.push({ name: "anonymous", auth: null });
   // Paths get this user's ID, never an actor's: a well-formed deactivation must not end the pass.

@@ -1,6 +1,7 @@
 import { Agent, request } from "node:http";
 import { Client, expectSuccess } from "../helpers/client.js";
 import { basicAuth, initDataDir, startServerProcess, type ServerProcess } from "../helpers/cli.js";
+import { messagesAfter, userWithKey } from "./fault-setup.js";
 
 /**
  * Part (c) of `npm run test:faults`: graceful restarts under keep-alive long-polls. Many
@@ -163,23 +164,10 @@ class Sender {
 
 /** The IDs of the messages of the general channel after `after`, in order. */
 async function generalMessageIds(owner: Client, after: number): Promise<number[]> {
-  const ids: number[] = [];
-  let anchor = after;
-  for (;;) {
-    const page = expectSuccess(
-      await owner.get("/messages", {
-        anchor,
-        include_anchor: false,
-        num_before: 0,
-        num_after: 5000,
-        narrow: [{ operator: "stream", operand: "general" }],
-      }),
-    );
-    const messages = page.messages as Array<{ id: number }>;
-    ids.push(...messages.map((message) => message.id));
-    if (page.found_newest || messages.length === 0) return ids;
-    anchor = messages[messages.length - 1]!.id;
-  }
+  const messages = await messagesAfter(owner, after, {
+    narrow: [{ operator: "stream", operand: "general" }],
+  });
+  return messages.map((message) => message.id);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -219,13 +207,14 @@ export async function restartCycles(
   try {
     // Several users, each with at most QUEUES_PER_USER queues (under the per-user bounds).
     const users = [{ email: owner.email, apiKey: owner.api_key }];
-    const anonymous = new Client(server.url, null);
     for (let i = 1; users.length * QUEUES_PER_USER < options.queues; i++) {
-      const email = `poller${i}@zulip.test`;
-      const password = `poller-${i}-password`;
-      expectSuccess(await ownerClient.post("/users", { email, password, full_name: `Poller ${i}` }));
-      const login = expectSuccess(await anonymous.post("/fetch_api_key", { username: email, password }));
-      users.push({ email, apiKey: login.api_key as string });
+      const user = await userWithKey(
+        ownerClient,
+        `poller${i}@zulip.test`,
+        `poller-${i}-password`,
+        `Poller ${i}`,
+      );
+      users.push({ email: user.email, apiKey: user.apiKey });
     }
     const before = Math.max(0, ...(await generalMessageIds(ownerClient, 0)));
     for (let i = 0; i < options.queues; i++) {

@@ -21,6 +21,8 @@ export interface ChatdOptions {
   /** Run as another user (tests run as root, to whom every directory is writable). */
   uid?: number;
   gid?: number;
+  /** Standard input (chatdSync only); none by default. */
+  input?: string;
 }
 
 const spawnOptions = (options: ChatdOptions, args: readonly string[]): SpawnOptions => ({
@@ -33,13 +35,14 @@ const spawnOptions = (options: ChatdOptions, args: readonly string[]): SpawnOpti
   cwd: options.cwd,
   uid: options.uid,
   gid: options.gid,
-  stdio: ["ignore", "pipe", "pipe"],
+  stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
 });
 
 export function chatdSync(args: string[], options: ChatdOptions = {}): CliResult {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     ...spawnOptions(options, args),
     encoding: "utf8",
+    input: options.input,
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -54,6 +57,15 @@ export function chatd(args: string[], options: ChatdOptions = {}): Promise<CliRe
     child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.once("error", reject);
     child.once("close", (code) => resolveResult({ code, stdout, stderr }));
+  });
+}
+
+/** `chatd --data-dir <dataDir> …`: blocking (as chatdSync), or not with `.async` (as chatd). */
+export function cliIn(dataDir: string) {
+  const withDir = (args: readonly string[]) => ["--data-dir", dataDir, ...args];
+  const run = (args: readonly string[], options: ChatdOptions = {}) => chatdSync(withDir(args), options);
+  return Object.assign(run, {
+    async: (args: readonly string[], options: ChatdOptions = {}) => chatd(withDir(args), options),
   });
 }
 
@@ -74,6 +86,33 @@ export const exited = (child: ChildProcess) =>
       ? r(child.exitCode)
       : child.once("exit", (code) => r(code)),
   );
+
+/** Resolves with the exit code, or null if the process is still running after `ms`. */
+export const exitedWithin = (child: ChildProcess, ms: number) =>
+  Promise.race([exited(child), new Promise<null>((r) => setTimeout(() => r(null), ms))]);
+
+/** `chatd serve` on `port`, output ignored; see waitForServer. */
+export function spawnServe(dataDir: string, port: number, env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(process.execPath, [BIN, "--data-dir", dataDir, "serve", "--port", String(port)], {
+    env: { ...process.env, CHATD_LOG_LEVEL: "warn", ...cliDatabaseEnv(["--data-dir", dataDir], env), ...env },
+    stdio: "ignore",
+  });
+}
+
+/** Until the server at `url` answers (10 s at most); fails if its process exits first. */
+export async function waitForServer(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/api/v1/server_settings`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("server did not start");
+}
 
 export interface InitResult {
   realm_url: string;
@@ -161,6 +200,7 @@ export async function startServerProcess(
   throw new Error(`server did not start: ${log.slice(-500)}`);
 }
 
+/** The Authorization header of HTTP Basic authentication with an API key. */
 export const basicAuth = (email: string, apiKey: string) => ({
   authorization: `Basic ${Buffer.from(`${email}:${apiKey}`).toString("base64")}`,
 });

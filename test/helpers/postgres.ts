@@ -25,6 +25,18 @@ export function sqliteOnly(ctx: Mocha.Context, reason: string): void {
   ctx.skip();
 }
 
+/**
+ * Skips the current test unless on PostgreSQL, with the reason shown in the output (in a
+ * `before` hook: the whole suite, in its title).
+ */
+export function postgresOnly(ctx: Mocha.Context, reason: string): void {
+  if (onPostgres()) return;
+  const hook = (ctx.test as { type?: string } | undefined)?.type === "hook";
+  const shown = hook ? ctx.test?.parent : ctx.test;
+  if (shown) shown.title += ` (PostgreSQL only: ${reason})`;
+  ctx.skip();
+}
+
 let cluster: EmbeddedPostgres | null = null;
 let clusterDir: string | null = null;
 /**

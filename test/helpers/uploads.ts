@@ -1,13 +1,13 @@
 import { expect } from "chai";
+import { basicAuth } from "./cli.js";
 import { type ApiResponse, expectSuccess } from "./client.js";
 import type { TestUser } from "./factories.js";
 import type { TestServer } from "./server.js";
 
 /** Uploading files as Zulip clients do (multipart, one file) and reading them back. */
 
-export function basicAuth(user: TestUser): Record<string, string> {
-  return { authorization: `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString("base64")}` };
-}
+/** A test user's Basic authorization header. */
+export const userAuth = (user: TestUser) => basicAuth(user.email, user.apiKey);
 
 /** POST /user_uploads with one file part (as the mobile app and zulip-terminal send it). */
 export async function postUpload(
@@ -24,7 +24,7 @@ export async function postUpload(
   );
   const res = await fetch(new URL(`/api/v1${options.path ?? "/user_uploads"}`, user.client.baseUrl), {
     method: "POST",
-    headers: basicAuth(user),
+    headers: userAuth(user),
     body: form,
   });
   return { status: res.status, headers: res.headers, body: await res.json() };
@@ -56,7 +56,7 @@ export async function getFile(
   headers: Record<string, string> = {},
 ): Promise<FileResponse> {
   const res = await fetch(new URL(path, baseUrl), {
-    headers: { ...(user ? basicAuth(user) : {}), ...headers },
+    headers: { ...(user ? userAuth(user) : {}), ...headers },
   });
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { BIN } from "./cli-process.js";
+import { BIN } from "./cli.js";
 import { cliDatabaseEnv } from "./postgres.js";
 
 /** `chatd serve --workers N` as an operator runs it, and clients pinned to one worker each. */
@@ -97,9 +97,6 @@ export class PinnedClient {
     this.agent.destroy();
   }
 }
-
-export const basicAuth = (email: string, apiKey: string) =>
-  `Basic ${Buffer.from(`${email}:${apiKey}`).toString("base64")}`;
 
 /** One client on each of the given workers (the cluster hands connections out in turn). */
 export async function clientsOnWorkers(

@@ -9,7 +9,7 @@ import { Db } from "../../src/db/tx.js";
 import { systemClock } from "../../src/clock.js";
 import { parseSearchQuery } from "../../src/lib/search.js";
 import { MIGRATIONS } from "../../migrations/index.js";
-import { createEmptyDatabase, dropTestDatabase, onPostgres } from "../helpers/postgres.js";
+import { createEmptyDatabase, dropTestDatabase, onPostgres, postgresOnly } from "../helpers/postgres.js";
 
 describe("database_url", function () {
   it("accepts postgres:// URLs with a host and a database, or empty for SQLite", function () {
@@ -39,10 +39,7 @@ describe("PostgreSQL backend", function () {
   let url: string;
   let knex: Knex;
   before(async function () {
-    if (!onPostgres()) {
-      this.test!.parent!.title += " (skipped: needs PostgreSQL, run npm run test:postgres)";
-      return this.skip();
-    }
+    postgresOnly(this, "run npm run test:postgres");
     url = await createEmptyDatabase();
     knex = createKnex(testConfig("/nonexistent", { database_url: url }));
   });

@@ -4,8 +4,8 @@ import { checkCreateBot } from "../../actions/bot-create.js";
 import { checkDeactivateBot, checkRegenerateBotApiKey } from "../../actions/bots.js";
 import { realmUrl } from "../../config.js";
 import { bool, type UserRow } from "../../db/rows.js";
-import { botConfigs, botServices, checkServiceUrl } from "../../lib/bots.js";
-import { presentBot } from "../../presenters/bots.js";
+import { checkServiceUrl } from "../../lib/bots.js";
+import { loadBotRecords } from "../../queries/realm-bots.js";
 import { BOT_TYPE, SERVICE_INTERFACE } from "../../world/bots.js";
 import type { RealmSnapshot } from "../../world/realm.js";
 import { configFor, withApp } from "../context.js";
@@ -152,16 +152,13 @@ const createCommand = new Command("create")
   });
 
 /** Every bot of the realm as register's realm_bots describes bots (api_key is never kept). */
-async function botRecords(app: App, realm: RealmSnapshot) {
-  const bots = [...realm.users].filter((u) => bool(u.is_bot));
-  const ids = bots.map((b) => b.id);
-  const channels = await app.channels.get(app.knex, realm.id);
-  const services = await botServices(app.knex, ids);
-  const configs = await botConfigs(app.knex, ids);
-  return bots.map((bot) =>
-    presentBot(bot, { channels, services: services.get(bot.id) ?? [], config: configs.get(bot.id) }),
+const botRecords = (app: App, realm: RealmSnapshot) =>
+  loadBotRecords(
+    app,
+    app.knex,
+    realm.id,
+    [...realm.users].filter((u) => bool(u.is_bot)),
   );
-}
 
 const listCommand = new Command("list")
   .description("list every bot of the organization, deactivated ones included")
