@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { Knex } from "knex";
 import type { ChannelCache } from "./cache/channel-cache.js";
 import type { PresenceStore } from "./cache/presence-store.js";
@@ -69,6 +70,8 @@ export interface App {
   readonly rateLimits: RateLimiter;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The client's address for per-IP rate limits (http/client-ip.ts: trusted proxies' X-Forwarded-For). */
+  readonly clientIp: (req: IncomingMessage) => string;
   /** scrypt cost of new password hashes (lib/passwords.ts); cheaper only in tests. */
   readonly scrypt: { readonly N: number; readonly r: number; readonly p: number };
   /** Housekeeping to stop when the app closes (timers). */

@@ -7,6 +7,8 @@ export interface Logger {
   info(message: string): void;
   warn(message: string): void;
   error(message: string, err?: unknown): void;
+  /** Whether entries of this level are written (callers skip building those that are not). */
+  enabled(level: LogLevel): boolean;
 }
 
 /**
@@ -15,12 +17,13 @@ export interface Logger {
  */
 export function createLogger(
   level: LogLevel,
-  write: (line: string) => void = (l) => process.stderr.write(l),
+  write: (line: string, urgent: boolean) => void = toStderr,
 ): Logger {
   const at = (entryLevel: LogLevel) => RANK[entryLevel] >= RANK[level];
   const emit = (entryLevel: LogLevel, message: string) => {
     if (at(entryLevel)) {
-      write(`${new Date().toISOString()} ${entryLevel.toUpperCase()} ${message}\n`);
+      const line = `${new Date().toISOString()} ${entryLevel.toUpperCase()} ${message}\n`;
+      write(line, RANK[entryLevel] >= RANK.warn);
     }
   };
   return {
@@ -32,7 +35,39 @@ export function createLogger(
       const frames = stackFrames(err);
       emit("error", `${m}: ${safeErrorMessage(err)}${frames ? `\n${frames}` : ""}`);
     },
+    enabled: at,
   };
+}
+
+/**
+ * Lines go to stderr once per turn of the event loop, all of that turn's together:
+ * stderr is synchronous on files and pipes, and a write per request line would block
+ * the server that long each time. Warnings and errors go out at once (with what waited
+ * before them), and whatever is pending goes out before the process exits.
+ */
+let pending = "";
+let scheduled = false;
+let exitHooked = false;
+
+function flushStderr(): void {
+  scheduled = false;
+  if (pending === "") return;
+  const text = pending;
+  pending = "";
+  process.stderr.write(text);
+}
+
+function toStderr(line: string, urgent: boolean): void {
+  pending += line;
+  if (urgent) return flushStderr();
+  if (!exitHooked) {
+    exitHooked = true;
+    process.once("exit", flushStderr);
+  }
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(flushStderr);
+  }
 }
 
 /** What SQLite's primary result codes mean, for messages that must not quote the failed SQL. */

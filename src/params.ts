@@ -297,14 +297,14 @@ export function parseParams<S extends ParamSpec>(
 ): { values: ParamValues<S>; ignored: string[] } {
   const consumed = new Set<string>();
   const values: Record<string, unknown> = {};
-  for (const [name, kind] of Object.entries(spec)) {
+  for (const { name, kind, keys } of compiled(spec)) {
     if (kind.inPath) {
       const value = pathParams[name];
       if (value === undefined) throw new Error(`route lacks path parameter ${name}`);
       values[name] = kind.decode(value, name);
       continue;
     }
-    const present = [name, ...kind.aliases].filter((key) => raw.has(key));
+    const present = keys.filter((key) => raw.has(key));
     if (present.length > 1) {
       const [first, second] = present as [string, string];
       throw new JsonableError(
@@ -334,6 +334,28 @@ export function parseParams<S extends ParamSpec>(
     consumed.add(key);
     values[name] = kind.decode(raw.get(key)!, key);
   }
-  const ignored = [...raw.keys()].filter((k) => !consumed.has(k) && !GLOBAL_PARAMS.has(k)).sort();
+  const ignored =
+    consumed.size === raw.size
+      ? []
+      : [...raw.keys()].filter((k) => !consumed.has(k) && !GLOBAL_PARAMS.has(k)).sort();
   return { values: values as ParamValues<S>, ignored };
+}
+
+interface CompiledParam {
+  name: string;
+  kind: ParamSpec[string];
+  /** The name and its aliases: the keys a request may spell it with. */
+  keys: readonly string[];
+}
+
+/** Each spec's parameters as a list, made on its first request rather than on every one. */
+const compiledSpecs = new WeakMap<ParamSpec, readonly CompiledParam[]>();
+
+function compiled(spec: ParamSpec): readonly CompiledParam[] {
+  let list = compiledSpecs.get(spec);
+  if (!list) {
+    list = Object.entries(spec).map(([name, kind]) => ({ name, kind, keys: [name, ...kind.aliases] }));
+    compiledSpecs.set(spec, list);
+  }
+  return list;
 }

@@ -10,10 +10,10 @@ import { defineEndpoint } from "../http/endpoint.js";
 import { check, field, p, pathInt } from "../params.js";
 import { accessUserById } from "../lib/access-users.js";
 import { accessChannelById } from "../permissions/channel-access.js";
-import { gatherSubscriptions } from "../queries/subscriptions.js";
 import { LIMITS } from "../lib/realm-limits.js";
 import { creationFrom, creationParams, includeSubscribersParam, principalsParam } from "./channel-params.js";
 import { loadWorld } from "../cache/world.js";
+import { subscriptionsJson } from "./subscriptions-json.js";
 
 const subscriptionItem = check.dict({
   name: field.required(check.str()),
@@ -94,16 +94,7 @@ export const getSubscriptions = defineEndpoint({
   params: { include_subscribers: includeSubscribersParam().default(false) },
   async handler({ app, user, realm, params }) {
     const world = await loadWorld(app, app.knex, realm);
-    const lists = await gatherSubscriptions(
-      app,
-      app.knex,
-      world,
-      user,
-      params.include_subscribers,
-      false,
-      true,
-    );
-    return { subscriptions: lists.subscriptions };
+    return { subscriptions: await subscriptionsJson(app, world, user, params.include_subscribers) };
   },
 });
 

@@ -1,4 +1,6 @@
+import { hash } from "node:crypto";
 import type { App } from "../app.js";
+import type { ApiKeyOwner } from "../cache/realm-cache.js";
 import { bool, type UserRow } from "../db/rows.js";
 import {
   badRequest,
@@ -28,6 +30,24 @@ export const notForIncomingWebhookBots = () =>
   badRequest("This API is not available to incoming webhook bots.");
 
 /**
+ * A Basic credential that authenticated, remembered by its header's digest so the next
+ * request skips decoding, hashing the key and matching the email. It holds only while
+ * the key index still has the same owner record (a revoked or regenerated key, or a
+ * change by another process, reloads the index: events/replication.ts or the
+ * data_version watch invalidate it) and the realm snapshot is the same one (a changed
+ * email, role or deactivation makes a new snapshot). Deactivation is checked every time.
+ */
+interface Remembered {
+  keyHash: string;
+  owner: ApiKeyOwner;
+  realm: RealmSnapshot;
+}
+
+/** Beyond this many credentials the memory starts over (only successes are stored). */
+const MAX_REMEMBERED = 50_000;
+const remembered = new WeakMap<App["realms"], Map<string, Remembered>>();
+
+/**
  * HTTP Basic authentication: username is the user's API email (or real or dummy email),
  * password an API key. Served from the realm cache: no query on the hot path.
  */
@@ -37,6 +57,18 @@ export async function authenticate(
   options: AuthenticateOptions = {},
 ): Promise<Authenticated> {
   if (!header) throw notLoggedIn();
+  let known = remembered.get(app.realms);
+  if (!known) remembered.set(app.realms, (known = new Map<string, Remembered>()));
+  // Looked up by digest, as the key index is: the secret itself is never a map key.
+  const digest = hash("sha256", header, "base64");
+  const seen = known.get(digest);
+  if (seen) {
+    const owner = await app.realms.apiKeyOwner(app.knex, seen.keyHash);
+    const realm = owner === seen.owner ? await app.realms.get(app.knex, owner.realmId) : null;
+    const user = realm === seen.realm ? realm.user(seen.owner.userId) : undefined;
+    if (user) return admit(seen.realm, user, options);
+    known.delete(digest);
+  }
   const [scheme, encoded] = header.trim().split(/\s+/, 2);
   if (scheme?.toLowerCase() !== "basic" || !encoded) {
     throw badRequest("This endpoint requires HTTP basic authentication.");
@@ -46,7 +78,10 @@ export async function authenticate(
   if (colon < 0) throw unauthorized("Invalid authorization header for basic auth");
   const email = decoded.slice(0, colon).trim();
   const apiKey = decoded.slice(colon + 1).trim();
-  return authenticateApiKey(app, apiKey, email, options);
+  const found = await keyOwner(app, apiKey, email);
+  if (known.size >= MAX_REMEMBERED) known.clear();
+  known.set(digest, found);
+  return admit(found.realm, found.realm.user(found.owner.userId)!, options);
 }
 
 /**
@@ -59,6 +94,12 @@ export async function authenticateApiKey(
   email: string | null,
   options: AuthenticateOptions = {},
 ): Promise<Authenticated> {
+  const found = await keyOwner(app, rawApiKey, email);
+  return admit(found.realm, found.realm.user(found.owner.userId)!, options);
+}
+
+/** The key's owner, and their realm holding them; refused unless `email` (if given) is theirs. */
+async function keyOwner(app: App, rawApiKey: string, email: string | null): Promise<Remembered> {
   const apiKey = rawApiKey.trim();
   if (!hasApiKeyFormat(apiKey)) throw invalidApiKey("Malformed API key");
 
@@ -76,6 +117,11 @@ export async function authenticateApiKey(
     user = realm.user(owner.userId);
   }
   if (!user || (email !== null && !emailMatches(app, user, email))) throw invalidApiKey();
+  return { keyHash, owner, realm };
+}
+
+/** The checks every request makes, remembered credential or not. */
+function admit(realm: RealmSnapshot, user: UserRow, options: AuthenticateOptions): Authenticated {
   if (bool(realm.realm.deactivated)) throw realmDeactivated();
   if (!bool(user.is_active)) throw userDeactivated();
   if (isIncomingWebhookBot(user) && !options.allowIncomingWebhookBots) throw notForIncomingWebhookBots();

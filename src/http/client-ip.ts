@@ -1,5 +1,5 @@
 import { BlockList, isIPv4 } from "node:net";
-import type { Context } from "koa";
+import type { IncomingMessage } from "node:http";
 import { parseCidrs } from "../config.js";
 
 /** IPv4 clients of a dual-stack socket show as ::ffff:a.b.c.d. */
@@ -13,9 +13,9 @@ const family = (address: string) => (isIPv4(address) ? "ipv4" : "ipv6");
  * the hops that added it are trusted proxies: walking from the connection's peer leftwards,
  * the first address that is not a trusted proxy is the client.
  */
-export function clientIpResolver(trustedProxies: string): (ctx: Context) => string {
+export function clientIpResolver(trustedProxies: string): (req: IncomingMessage) => string {
   const cidrs = parseCidrs(trustedProxies);
-  if (cidrs.length === 0) return (ctx) => plain(ctx.req.socket.remoteAddress ?? "");
+  if (cidrs.length === 0) return (req) => plain(req.socket.remoteAddress ?? "");
   const trusted = new BlockList();
   for (const cidr of cidrs) trusted.addSubnet(cidr.address, cidr.prefix, cidr.family);
   const isTrusted = (address: string) => {
@@ -25,9 +25,10 @@ export function clientIpResolver(trustedProxies: string): (ctx: Context) => stri
       return false; // not an address at all
     }
   };
-  return (ctx) => {
-    let client = plain(ctx.req.socket.remoteAddress ?? "");
-    const hops = (ctx.get("x-forwarded-for") || "")
+  return (req) => {
+    let client = plain(req.socket.remoteAddress ?? "");
+    const forwarded = req.headers["x-forwarded-for"];
+    const hops = (Array.isArray(forwarded) ? forwarded.join(",") : (forwarded ?? ""))
       .split(",")
       .map((hop) => plain(hop.trim()))
       .filter((hop) => hop !== "");

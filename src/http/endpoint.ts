@@ -9,8 +9,6 @@ import { requestParams } from "./body.js";
 import { parseParams, type ParamSpec, type ParamValues } from "../params.js";
 import { encodeWithRawJson } from "../lib/raw-json.js";
 import { discardUploads, receiveUpload, type UploadLimits, type UploadedFile } from "./upload.js";
-import type { Config } from "../config.js";
-import { clientIpResolver } from "./client-ip.js";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
@@ -101,7 +99,7 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
       let data: Record<string, unknown>;
       let ignored: string[];
       if (spec.auth === "anonymous") {
-        ctx.set(app.rateLimits.enforce("api_by_ip", clientIp(app.config, ctx)));
+        ctx.set(app.rateLimits.enforce("api_by_ip", app.clientIp(ctx.req)));
         const parsed = parseParams(spec.params, raw, pathParams);
         ignored = parsed.ignored;
         data = await (spec.handler as Handler<"anonymous", ParamValues<S>>)({
@@ -169,17 +167,9 @@ export async function countingFailures<T>(app: App, ctx: Context, auth: () => Pr
   try {
     return await auth();
   } catch (err) {
-    if (err instanceof JsonableError) ctx.set(app.rateLimits.enforce("api_by_ip", clientIp(app.config, ctx)));
+    if (err instanceof JsonableError) ctx.set(app.rateLimits.enforce("api_by_ip", app.clientIp(ctx.req)));
     throw err;
   }
-}
-
-const resolvers = new WeakMap<Config, ReturnType<typeof clientIpResolver>>();
-
-function clientIp(config: Config, ctx: Context): string {
-  let resolve = resolvers.get(config);
-  if (!resolve) resolvers.set(config, (resolve = clientIpResolver(config.trusted_proxies)));
-  return resolve(ctx);
 }
 
 function requestInfo(ctx: Context): RequestInfo {
@@ -207,9 +197,17 @@ function requestInfo(ctx: Context): RequestInfo {
 
 /** Zulip names the client by the User-Agent's first product token ("ZulipPython/0.9" -> "ZulipPython"). */
 export function clientFromUserAgent(userAgent: string): string {
-  const token = /^([^/\s(]+)/.exec(userAgent.trim())?.[1];
-  return token ?? "API";
+  let name = clientNames.get(userAgent);
+  if (name === undefined) {
+    name = /^([^/\s(]+)/.exec(userAgent.trim())?.[1] ?? "API";
+    // A few User-Agents send nearly every request; a flood of distinct ones starts over.
+    if (clientNames.size >= 1000) clientNames.clear();
+    clientNames.set(userAgent, name);
+  }
+  return name;
 }
+
+const clientNames = new Map<string, string>();
 
 /** Raised by the router for paths no endpoint serves. */
 export const routeNotFound = () => new JsonableError("Not Found", "BAD_REQUEST", 404);

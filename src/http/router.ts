@@ -92,7 +92,16 @@ function match(route: Route, parts: readonly string[], strict: boolean): Record<
   return parts.length === segments.length ? params : null;
 }
 
+/** Methods a static path is resolved for in advance; others take the general walk. */
+const TABLE_METHODS = ["GET", "HEAD", "POST", "PATCH", "PUT", "DELETE"] as const;
+
 export class Router {
+  /**
+   * Every path without parameters, resolved in advance for each method: most requests
+   * (/users/me, /messages, /events, /register) are answered by one lookup. The general
+   * walk below fills it, so both always agree.
+   */
+  private readonly table = new Map<string, ReadonlyMap<string, Resolution>>();
   /** Routes by their first segment's text (every chatd path starts with one). */
   private readonly byFirst = new Map<string, Route[]>();
   /** Routes starting with a parameter: tried for every path. */
@@ -105,10 +114,20 @@ export class Router {
       if (first.kind !== "static") this.anyFirst.push(route);
       else this.byFirst.set(first.text, [...(this.byFirst.get(first.text) ?? []), route]);
     });
+    for (const endpoint of endpoints) {
+      if (this.table.has(endpoint.path) || /\/[:*]/.test(endpoint.path)) continue;
+      const byMethod = new Map<string, Resolution>();
+      for (const method of TABLE_METHODS) byMethod.set(method, frozen(this.walk(method, endpoint.path)));
+      this.table.set(endpoint.path, byMethod);
+    }
   }
 
   /** Where a request goes; `path` is relative to /api/v1 ("/users/me"). HEAD is served as GET. */
   resolve(method: string, path: string): Resolution {
+    return this.table.get(path)?.get(method) ?? this.walk(method, path);
+  }
+
+  private walk(method: string, path: string): Resolution {
     if (!path.startsWith("/")) return { kind: "not_found" };
     const parts = path.slice(1).split("/");
     if (parts.length > 1 && parts[parts.length - 1] === "") parts.pop();
@@ -143,4 +162,11 @@ export class Router {
       .map((route) => route.endpoint.method);
     return { kind: "method_not_allowed", allowed: [...new Set(allowed)] };
   }
+}
+
+/** A resolution shared by every request to its path: nobody may change it. */
+function frozen(resolution: Resolution): Resolution {
+  if (resolution.kind === "endpoint") Object.freeze(resolution.params);
+  if (resolution.kind === "method_not_allowed") Object.freeze(resolution.allowed);
+  return Object.freeze(resolution);
 }

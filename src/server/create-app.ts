@@ -35,6 +35,7 @@ import type { App } from "../app.js";
 import { JobQueue } from "../lib/job-queue.js";
 import { LocalBlobStore } from "../lib/storage/local.js";
 import { uploadsDir } from "../lib/storage/paths.js";
+import { clientIpResolver } from "../http/client-ip.js";
 
 export interface CreateAppOptions {
   clock?: Clock;
@@ -179,6 +180,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     ),
     clock,
     logger,
+    clientIp: clientIpResolver(config.trusted_proxies),
     scrypt: options.scrypt ?? SCRYPT_PARAMS,
     onClose: [],
   };
