@@ -16,6 +16,7 @@ import * as attachments from "./20261125010000_attachments.js";
 import * as outgoingWebhookDeliveries from "./20261126000000_outgoing_webhook_deliveries.js";
 import * as realmPlaygrounds from "./20261126010000_realm_playgrounds.js";
 import * as eventLog from "./20261127000000_event_log.js";
+import * as searchPending from "./20261128000000_search_pending.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -41,4 +42,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261126000000_outgoing_webhook_deliveries", outgoingWebhookDeliveries],
   ["20261126010000_realm_playgrounds", realmPlaygrounds],
   ["20261127000000_event_log", eventLog],
+  ["20261128000000_search_pending", searchPending],
 ];
