@@ -5,7 +5,6 @@ import type { ChannelRow } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { JsonableError, badRequest } from "../errors.js";
 import type { LocalEcho } from "../events/wire-types.js";
-import { linkifiersOfRealm } from "../lib/linkifiers.js";
 import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
 import { isSystemBot, renderForSend } from "../lib/message-render.js";
 import type { MessageRecipient, PreparedMessage } from "../lib/prepared-message.js";
@@ -29,6 +28,8 @@ import type { RealmSnapshot } from "../world/realm.js";
 export const WILDCARD_MENTION_THRESHOLD = 15;
 
 const FLAG = MESSAGE_FLAG_BITS;
+
+const isTransaction = (knex: Knex) => (knex as Knex & { isTransaction?: boolean }).isTransaction === true;
 
 /** Where the message goes, as the caller resolved it. */
 export type Addressee =
@@ -71,7 +72,8 @@ export async function prepareMessageTo(
 ): Promise<PreparedMessage> {
   const { knex, realm } = scope;
   const { sender, content } = draft;
-  const linkifiers = await linkifiersOfRealm(knex, realm.id);
+  // Both cached per realm (no query per send); read afresh inside a transaction.
+  const linkifiers = await app.sendRules.linkifiers(knex, realm.id);
   const rendered = await renderForSend(
     {
       knex,
@@ -81,6 +83,8 @@ export async function prepareMessageTo(
       realmUrl: realmUrl(app.config),
       now: () => new Date(app.clock.nowMs()),
       linkifiers,
+      // Inside a transaction, reading the few names used beats loading the whole set.
+      ...(isTransaction(knex) ? {} : { realmEmoji: await app.sendRules.realmEmoji(knex, realm.id) }),
     },
     content,
   );

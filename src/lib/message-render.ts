@@ -46,6 +46,8 @@ export interface RenderScope {
   now: () => Date;
   /** The realm's linkifiers when the caller already read them (a send's topic links need them too). */
   linkifiers?: readonly Linkifier[];
+  /** The realm's active custom emoji by name, when the caller has them (cached for sends). */
+  realmEmoji?: ReadonlyMap<string, { id: number; name: string; file_name: string | null }>;
 }
 
 export const isSystemBot = (user: UserRow) => bool(user.is_system_bot);
@@ -104,11 +106,14 @@ async function loadRealmEmoji(scope: RenderScope, names: ReadonlySet<string>) {
   const byName = new Map<string, RealmEmojiInfo>();
   if (names.size === 0) return byName;
   const realmId = scope.realm.id;
-  const rows = await scope
-    .knex("realm_emoji")
-    .where({ realm_id: realmId, deactivated: false })
-    .whereIn("name", [...names])
-    .select<Array<{ id: number; name: string; file_name: string | null }>>("id", "name", "file_name");
+  const known = scope.realmEmoji;
+  const rows = known
+    ? [...names].flatMap((name) => known.get(name) ?? [])
+    : await scope
+        .knex("realm_emoji")
+        .where({ realm_id: realmId, deactivated: false })
+        .whereIn("name", [...names])
+        .select<Array<{ id: number; name: string; file_name: string | null }>>("id", "name", "file_name");
   for (const row of rows) {
     byName.set(row.name, {
       id: row.id,

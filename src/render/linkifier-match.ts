@@ -1,5 +1,6 @@
 import type { RE2JS } from "re2js";
 import type { Linkifier } from "./context.js";
+import { requiredLiteral } from "./linkifier-literal.js";
 import { compileRe2 } from "./linkifier-regex.js";
 
 /**
@@ -17,21 +18,34 @@ export interface Match extends TopicLink {
   precedence: number | null;
 }
 
-const compiled = new Map<string, RE2JS | null>();
+/** A compiled linkifier, and text every match contains ("" when none is known). */
+interface CompiledLinkifier {
+  regex: RE2JS | null;
+  literal: string;
+}
+
+const compiled = new Map<string, CompiledLinkifier>();
 
 /**
  * Zulip's prepare_linkifier_pattern: match only after a boundary, and not inside a word.
  * Compiled with RE2 as Zulip does (linear time); a pattern RE2 refuses matches nothing.
  */
-function linkifierRegex(pattern: string): RE2JS | null {
+function linkifierRegex(pattern: string): CompiledLinkifier {
   let re = compiled.get(pattern);
   if (re === undefined) {
-    re = compileRe2(
+    const regex = compileRe2(
       String.raw`(?P<linkifier_before_match>^|\s|\x{85}|\pZ|['"\(,:<])(?P<linkifier_actual_match>${pattern})(?P<linkifier_after_match>$|[^\pL\pN])`,
     ).regex;
+    re = { regex, literal: regex ? requiredLiteral(pattern) : "" };
     compiled.set(pattern, re);
   }
   return re;
+}
+
+/** Whether a linkifier may match in `text`: false skips RE2 (see linkifier-literal.ts). */
+export function mayMatch(pattern: string, text: string): boolean {
+  const { regex, literal } = linkifierRegex(pattern);
+  return regex !== null && text.includes(literal);
 }
 
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
@@ -86,8 +100,8 @@ export function expandUrlTemplate(template: string, values: Record<string, strin
 }
 
 function linkifierMatches(topic: string, linkifier: Linkifier, precedence: number): Match[] {
-  const re = linkifierRegex(linkifier.pattern);
-  if (!re) return [];
+  if (!mayMatch(linkifier.pattern, topic)) return [];
+  const re = linkifierRegex(linkifier.pattern).regex!;
   const matches: Match[] = [];
   const matcher = re.matcher(topic);
   let pos = 0;
