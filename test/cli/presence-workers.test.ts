@@ -3,14 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { exitedWithin, freePort, initRealm, waitForServer } from "../helpers/cli-process.js";
-import {
-  basicAuth,
-  clientsOnWorkers,
-  spawnWorkers,
-  type PinnedClient,
-  type Reply,
-} from "../helpers/workers.js";
+import { basicAuth, exitedWithin, freePort, initDataDir, waitForServer } from "../helpers/cli.js";
+import { clientsOnWorkers, spawnWorkers, type PinnedClient, type Reply } from "../helpers/workers.js";
 import { waitFor } from "../helpers/webhook-receiver.js";
 
 function ok(reply: Reply): Record<string, unknown> {
@@ -30,11 +24,14 @@ describe("chatd serve --workers 2: presence across processes", function () {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "chatd-presence-workers-"));
-    owner = initRealm(dir);
+    owner = initDataDir(dir);
     const port = await freePort();
     server = spawnWorkers(dir, port, 2, { CHATD_PRESENCE_FLUSH_INTERVAL_MS: String(FLUSH_MS) });
     await waitForServer(`http://127.0.0.1:${port}`, server);
-    const clients = await clientsOnWorkers(port, basicAuth(owner.email, owner.api_key), ["0", "1"]);
+    const clients = await clientsOnWorkers(port, basicAuth(owner.email, owner.api_key).authorization, [
+      "0",
+      "1",
+    ]);
     w0 = clients.get("0")!;
     w1 = clients.get("1")!;
   });

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import { cliDatabaseEnv, onPostgres } from "../helpers/postgres.js";
-import { exitedWithin, freePort, initRealm, spawnServe, waitForServer } from "../helpers/cli-process.js";
-import { basicAuth, PinnedClient, type Reply } from "../helpers/workers.js";
+import { basicAuth, exitedWithin, freePort, initDataDir, spawnServe, waitForServer } from "../helpers/cli.js";
+import { PinnedClient, type Reply } from "../helpers/workers.js";
 import { waitFor, WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 function ok(reply: Reply): Record<string, unknown> {
@@ -36,7 +36,7 @@ describe("one chatd serve per machine over one PostgreSQL: queued work is done o
     hookUrl = await receiver.start();
     const [a, b] = [0, 1].map(() => mkdtempSync(join(tmpdir(), "chatd-claims-")));
     dirs.push(a!, b!);
-    const owner = initRealm(a!);
+    const owner = initDataDir(a!);
     const env = {
       ...cliDatabaseEnv(["--data-dir", a!]),
       CHATD_WEBHOOK_ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
@@ -50,10 +50,9 @@ describe("one chatd serve per machine over one PostgreSQL: queued work is done o
       await waitForServer(`http://127.0.0.1:${port}`, server);
       ports.push(port);
     }
-    [onA, onB] = ports.map((port) => new PinnedClient(port, basicAuth(owner.email, owner.api_key))) as [
-      PinnedClient,
-      PinnedClient,
-    ];
+    [onA, onB] = ports.map(
+      (port) => new PinnedClient(port, basicAuth(owner.email, owner.api_key).authorization),
+    ) as [PinnedClient, PinnedClient];
   });
 
   after(async () => {
