@@ -16,12 +16,8 @@ import { plainText } from "../render/message.js";
 const BATCH = 500;
 
 class SearchIndexer {
-  private running = false;
+  private running: Promise<void> | null = null;
   private again = false;
-  /** Passes begun and finished; a pass begun after a commit indexes what it noted. */
-  private begun = 0;
-  private finished = 0;
-  private waiters: Array<{ pass: number; resolve: () => void }> = [];
 
   constructor(private readonly app: App) {}
 
@@ -31,48 +27,26 @@ class SearchIndexer {
       this.again = true;
       return;
     }
-    this.running = true;
-    void this.loop();
+    this.running = this.loop();
   }
 
-  /**
-   * Resolves once a pass begun after this call has finished: what was noted and committed
-   * before it is indexed (or its pass failed, and the notes wait for the next one). A pass
-   * under way may have taken its notes before the caller's commit: it does not count.
-   */
+  /** Resolves once no pass is due: everything noted before the call is indexed (or failed). */
   settled(): Promise<void> {
-    if (!this.running) return Promise.resolve();
-    this.again = true;
-    return new Promise((resolve) => this.waiters.push({ pass: this.begun + 1, resolve }));
+    return this.running ?? Promise.resolve();
   }
 
   private async loop(): Promise<void> {
     try {
       do {
         this.again = false;
-        for (;;) {
-          this.begun++;
-          const taken = await indexBatch(this.app.db);
-          this.passFinished();
-          if (taken < BATCH) break;
-        }
+        while ((await indexBatch(this.app.db)) === BATCH);
       } while (this.again);
     } catch (err) {
       // The notes stay: the next pass (the next send, or start-up) indexes them.
       this.app.logger.error("search indexing failed", err);
     } finally {
-      this.running = false;
-      // Done, or failed (the notes wait for the next pass): nobody waits any longer.
-      this.finished = this.begun;
-      for (const waiter of this.waiters.splice(0)) waiter.resolve();
+      this.running = null;
     }
-  }
-
-  private passFinished(): void {
-    this.finished++;
-    const done = this.waiters.filter((w) => w.pass <= this.finished);
-    this.waiters = this.waiters.filter((w) => w.pass > this.finished);
-    for (const waiter of done) waiter.resolve();
   }
 }
 
