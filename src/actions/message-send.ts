@@ -28,7 +28,6 @@ import {
 } from "./message-addressee.js";
 import { prepareMessageTo } from "./message-prepare.js";
 import { doSendMessages } from "./message-write.js";
-import { searchIndexSettled } from "./search-index.js";
 
 /**
  * Sending messages, in two parts as Zulip's check_message / do_send_messages:
@@ -229,11 +228,8 @@ export async function prepareMessage(
 
 /**
  * POST /messages: checks and renders, then writes through the app's group commit, so
- * concurrent sends share a transaction; returns the new message's ID once it is durable
- * and in the search index (indexed after the commit: search-index.ts).
+ * concurrent sends share a transaction; returns the new message's ID once it is durable.
  */
 export async function checkSendMessage(app: App, sender: UserRow, req: SendMessageRequest): Promise<number> {
-  const id = await app.messageSends.submit(await prepareMessage(app, sender, req));
-  await searchIndexSettled(app);
-  return id;
+  return app.messageSends.submit(await prepareMessage(app, sender, req));
 }

@@ -1,7 +1,7 @@
 import type { App } from "../app.js";
 import { RECIPIENT_TYPE, type ChannelRow } from "../db/channel-rows.js";
 import { bulkInsert, bulkInsertReturningIds, insertReturningId } from "../db/insert.js";
-import { markForIndexing } from "../db/search.js";
+import { indexMessages } from "../db/search.js";
 import type { Tx } from "../db/tx.js";
 import { bool } from "../db/rows.js";
 import { flagNames } from "../lib/message-flags.js";
@@ -13,15 +13,15 @@ import { streamEvents } from "../presenters/events/channels.js";
 import { messageEvent } from "../presenters/events/messages.js";
 import { presentMessage, type MessageRow } from "../presenters/messages.js";
 import { presentSubmessage } from "../presenters/submessages.js";
+import { plainText } from "../render/message.js";
 import { queueOutgoingWebhooks } from "./outgoing-webhook-queue.js";
-import { indexNotedMessages } from "./search-index.js";
 import { doClaimForSentMessages } from "./uploads.js";
 import type { RealmSnapshot } from "../world/realm.js";
 
 /**
  * The write part of sending (Zulip's do_send_messages): given fully prepared messages,
- * write them (message rows, one bulk insert of user_messages rows, a note to index them
- * for search once committed) and queue their events. It takes a list so several sends can share one transaction.
+ * write them (message rows, one bulk insert of user_messages rows, the full-text index)
+ * and queue their events. It takes a list so several sends can share one transaction.
  */
 
 /** The personal recipient of a user (direct messages to them), created on first use. */
@@ -115,9 +115,10 @@ export async function doSendMessages(
     for (const [userId, flags] of message.userFlags) userMessages.push([userId, rows[i]!.id, flags]);
   });
   await bulkInsert(tx.knex, "user_messages", ["user_id", "message_id", "flags"], userMessages);
-  // Indexed right after the commit, in a transaction that needs no fsync (search-index.ts).
-  await markForIndexing(tx.knex, ids);
-  tx.afterCommit(() => indexNotedMessages(app));
+  await indexMessages(
+    tx.knex,
+    rows.map((row) => ({ id: row.id, topic: row.topic, text: plainText(row.rendered_content) })),
+  );
   await doClaimForSentMessages(
     app,
     tx,

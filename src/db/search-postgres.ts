@@ -79,6 +79,14 @@ export async function removeFromIndex(knex: Knex, ids: readonly number[]): Promi
   }
 }
 
+export async function reindexMessages(knex: Knex, docs: readonly SearchDocument[]): Promise<void> {
+  await removeFromIndex(
+    knex,
+    docs.map((d) => d.id),
+  );
+  await indexMessages(knex, docs);
+}
+
 /** Restricts a query on messages (aliased `idColumn`) to those matching all `terms`. */
 export function whereMatches(
   qb: Knex.QueryBuilder,

@@ -37,6 +37,15 @@ export async function removeFromIndex(knex: Knex, ids: readonly number[]): Promi
   }
 }
 
+/** Re-indexes edited messages (content or topic changed). */
+export async function reindexMessages(knex: Knex, docs: readonly SearchDocument[]): Promise<void> {
+  await removeFromIndex(
+    knex,
+    docs.map((d) => d.id),
+  );
+  await indexMessages(knex, docs);
+}
+
 /** The FTS5 MATCH expression: each term quoted (no query-syntax injection), all required. */
 export function toFtsQuery(terms: ReadonlyArray<readonly string[]>): string {
   return terms.map((words) => `"${words.join(" ")}"`).join(" ");

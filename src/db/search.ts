@@ -1,6 +1,5 @@
 import type { Knex } from "knex";
 import { isPostgres } from "./dialect.js";
-import { bulkInsert } from "./insert.js";
 import * as postgres from "./search-postgres.js";
 import * as sqlite from "./search-sqlite.js";
 import type { SearchDocument } from "./search-sqlite.js";
@@ -18,43 +17,8 @@ export const indexMessages = (knex: Knex, docs: readonly SearchDocument[]) =>
 export const removeFromIndex = (knex: Knex, ids: readonly number[]) =>
   backend(knex).removeFromIndex(knex, ids);
 
-/** Re-indexes messages (edited, or maybe indexed already): drops their entries, then indexes them. */
-export async function reindexMessages(knex: Knex, docs: readonly SearchDocument[]): Promise<void> {
-  await removeFromIndex(
-    knex,
-    docs.map((d) => d.id),
-  );
-  await indexMessages(knex, docs);
-}
-
-/** Messages sent but not yet indexed (see migrations/20261128010000_search_pending.ts). */
-export const SEARCH_PENDING_TABLE = "search_pending";
-
-/** Notes messages to index after their transaction commits. */
-export async function markForIndexing(knex: Knex, ids: readonly number[]): Promise<void> {
-  await bulkInsert(
-    knex,
-    SEARCH_PENDING_TABLE,
-    ["message_id"],
-    ids.map((id) => [id]),
-  );
-}
-
-/**
- * Takes up to `limit` of the oldest messages waiting to be indexed, in a write
- * transaction: deleted in the same statement, so two processes never take the same ones
- * (on PostgreSQL the second waits on the rows, then finds them gone).
- */
-export async function takeForIndexing(trx: Knex.Transaction, limit: number): Promise<number[]> {
-  const result: unknown = await trx.raw(
-    `DELETE FROM ${SEARCH_PENDING_TABLE} WHERE message_id IN (SELECT message_id FROM ${SEARCH_PENDING_TABLE} ORDER BY message_id LIMIT ?) RETURNING message_id`,
-    [limit],
-  );
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{
-    message_id: number;
-  }>;
-  return rows.map((row) => row.message_id).sort((a, b) => a - b);
-}
+export const reindexMessages = (knex: Knex, docs: readonly SearchDocument[]) =>
+  backend(knex).reindexMessages(knex, docs);
 
 /**
  * Restricts a query on messages (aliased `idColumn`) to those matching every term (a

@@ -38,15 +38,6 @@ export interface EventLogHooks {
   publish(event: PendingEvent): Promise<void>;
 }
 
-export interface TransactionOptions {
-  /**
-   * false: the commit need not survive a crash (no fsync: SQLite's synchronous=NORMAL,
-   * PostgreSQL's synchronous_commit=off), for work a start-up pass redoes (the search
-   * index); the next durable commit makes it durable too. Default true.
-   */
-  durable?: boolean;
-}
-
 export interface BusyRetry {
   retries: number;
   /** Told before each retry (the first retry is attempt 1). */
@@ -60,8 +51,6 @@ export interface BusyRetry {
  */
 export class Db {
   private readonly writeLock = new Mutex();
-  /** The writer's configured PRAGMA synchronous level (SQLite), read on first need. */
-  private synchronousLevel: number | null = null;
 
   /** `knex` is the write connection; `reader` the read pool (the same in one-connection setups). */
   constructor(
@@ -77,14 +66,12 @@ export class Db {
     private readonly log: EventLogHooks | null = null,
   ) {}
 
-  transaction<T>(fn: (tx: Tx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    const durable = options.durable ?? true;
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.writeLock.run(async () => {
       for (let attempt = 1; ; attempt++) {
         let began = false;
         try {
-          if (durable || isPostgres(this.knex)) return await this.attempt(() => (began = true), fn, durable);
-          return await this.withoutSqliteSync(() => this.attempt(() => (began = true), fn, durable));
+          return await this.attempt(() => (began = true), fn);
         } catch (err) {
           // Only a transaction that never began (BEGIN IMMEDIATE timed out) is safe to repeat.
           if (began || !isBusyError(err) || attempt > this.busyRetry.retries) throw err;
@@ -94,23 +81,7 @@ export class Db {
     });
   }
 
-  /** SQLite sets its safety level outside transactions: on the one write connection, for one. */
-  private async withoutSqliteSync<T>(run: () => Promise<T>): Promise<T> {
-    if (this.synchronousLevel === null) {
-      const rows = await this.knex.raw<Array<{ synchronous: number }>>("PRAGMA synchronous");
-      this.synchronousLevel = rows[0]?.synchronous ?? 2;
-    }
-    const level = this.synchronousLevel;
-    // In WAL mode NORMAL commits without an fsync; OFF stays OFF.
-    if (level > 1) await this.knex.raw("PRAGMA synchronous = NORMAL");
-    try {
-      return await run();
-    } finally {
-      if (level > 1) await this.knex.raw(`PRAGMA synchronous = ${level}`);
-    }
-  }
-
-  private async attempt<T>(began: () => void, fn: (tx: Tx) => Promise<T>, durable: boolean): Promise<T> {
+  private async attempt<T>(began: () => void, fn: (tx: Tx) => Promise<T>): Promise<T> {
     const events: PendingEvent[] = [];
     const hooks: Array<() => void> = [];
     const now = Math.floor(this.clock.nowMs() / 1000);
@@ -119,7 +90,6 @@ export class Db {
       // BEGIN's error, which the caller gets): do nothing then.
       if (trx.isCompleted()) throw new Error("the transaction did not begin");
       began();
-      if (!durable && isPostgres(trx)) await trx.raw("SET LOCAL synchronous_commit = off");
       const value = await fn({
         knex: trx,
         now,

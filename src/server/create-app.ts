@@ -3,7 +3,6 @@ import { createKnex, createReadPool } from "../db/knex.js";
 import { migrateLatest } from "../db/migrate.js";
 import { Db, type BusyRetry } from "../db/tx.js";
 import { GroupCommit } from "../db/group-commit.js";
-import { indexSearchBacklog, searchIndexSettled } from "../actions/search-index.js";
 import { doSendMessages } from "../actions/message-write.js";
 import { deliverDueScheduledMessages } from "../actions/scheduled-delivery.js";
 import {
@@ -202,8 +201,6 @@ export function dropAllCaches(app: App): void {
  * the delivery of scheduled messages (what fell due while the server was down goes now).
  */
 export async function startEvents(app: App): Promise<void> {
-  // Messages a crash left unindexed (committed, their indexing pass lost) are indexed first.
-  await indexSearchBacklog(app);
   const worker = replications.get(app);
   if (worker) return startWorkerEvents(app, worker.replication, worker.index === 0);
   // Nobody tails the event log of several processes: what admin commands left there goes.
@@ -332,8 +329,6 @@ export async function closeApp(app: App, options: { saveQueues?: boolean } = {})
   const worker = replications.get(app);
   if (worker) await worker.replication.flush();
   else if (options.saveQueues) await saveQueues(app.db.knex, app.events.snapshot(), app.clock);
-  // A search-indexing pass under way finishes (what it cannot do, start-up does).
-  await searchIndexSettled(app);
   await app.knex.destroy();
   await app.db.knex.destroy();
 }

@@ -777,7 +777,7 @@ describe("POST /messages", function () {
   });
 
   describe("the full-text index", function () {
-    it("indexes each new message's text and topic before answering", async function () {
+    it("indexes each new message's text and topic in the same transaction", async function () {
       const id = await sendToChannel(u.hamlet, "Denmark", "ramparts", "The **ghost** walks at midnight");
       expect(await searchIndex(server, "ghost")).to.include(id);
       expect(await searchIndex(server, "topic:rampart")).to.deep.equal([id]);

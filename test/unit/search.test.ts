@@ -6,8 +6,7 @@ import type { Knex } from "knex";
 import { testConfig } from "../../src/config.js";
 import { createKnex } from "../../src/db/knex.js";
 import { migrateLatest } from "../../src/db/migrate.js";
-import { reindexMessages } from "../../src/db/search.js";
-import { indexMessages, removeFromIndex, whereMatches } from "../../src/db/search-sqlite.js";
+import { indexMessages, reindexMessages, removeFromIndex, whereMatches } from "../../src/db/search-sqlite.js";
 import {
   highlightHtml,
   highlightText,
