@@ -17,7 +17,6 @@ import * as outgoingWebhookDeliveries from "./20261126000000_outgoing_webhook_de
 import * as realmPlaygrounds from "./20261126010000_realm_playgrounds.js";
 import * as eventLog from "./20261127000000_event_log.js";
 import * as workClaims from "./20261128000000_work_claims.js";
-import * as searchPending from "./20261128010000_search_pending.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -44,5 +43,4 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261126010000_realm_playgrounds", realmPlaygrounds],
   ["20261127000000_event_log", eventLog],
   ["20261128000000_work_claims", workClaims],
-  ["20261128010000_search_pending", searchPending],
 ];
