@@ -806,15 +806,14 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "chatd-bench-"));
   try {
     if (!USERS && (DRIVERS.includes("pg") || ONLY === "dbcopy" || WORKERS)) await startPostgres(log);
-    if (USERS)
-      for (const driver of DRIVERS)
-        if (driver !== "pg") await benchUsers(driver, work);
-        else if (WORKERS) await benchWorkers(WORKERS, work);
-        else if (ONLY === "presence") for (const driver of DRIVERS) await benchPresence(driver, work);
-        else if (ONLY === "webhooks") for (const driver of DRIVERS) await benchWebhooks(driver, work);
-        else if (ONLY === "dbcopy") {
-          for (const s of await dbCopyScenarios(work, MESSAGES, log)) record(s);
-        } else await benchAll(koa.url, work);
+    if (USERS) {
+      for (const driver of DRIVERS) if (driver !== "pg") await benchUsers(driver, work);
+    } else if (WORKERS) await benchWorkers(WORKERS, work);
+    else if (ONLY === "presence") for (const driver of DRIVERS) await benchPresence(driver, work);
+    else if (ONLY === "webhooks") for (const driver of DRIVERS) await benchWebhooks(driver, work);
+    else if (ONLY === "dbcopy") {
+      for (const s of await dbCopyScenarios(work, MESSAGES, log)) record(s);
+    } else await benchAll(koa.url, work);
   } finally {
     await stopProcess(koa.child);
     await stopPostgres();
