@@ -47,10 +47,11 @@ export async function deliverDueScheduledMessages(app: App): Promise<number | nu
     const nowMs = app.clock.nowMs();
     const due = await claimable(app.knex("scheduled_messages").whereRaw(PENDING), nowMs)
       .where("scheduled_timestamp", "<=", nowSeconds(app.clock))
-      .whereNotIn("id", [...attempted])
       .orderBy([{ column: "scheduled_timestamp" }, { column: "id" }])
       .first<{ id: number } | undefined>("id");
-    if (!due) break;
+    // An attempted item is delivered, failed, rescheduled or claimed by another process,
+    // so it cannot come back; the guard only keeps a bug from becoming a spin.
+    if (!due || attempted.has(due.id)) break;
     attempted.add(due.id);
     // Another process may have claimed it since it was read: then it is theirs.
     const lease = { nowMs, leaseMs: SCHEDULED_LEASE_MS };

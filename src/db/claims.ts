@@ -49,3 +49,14 @@ export async function claimRows(
 
 /** Gives claimed rows back at once (the work is done, or will be retried later). */
 export const releaseClaim = { claimed_by: null, claimed_until: null } as const;
+
+/** The tables whose rows are claimed. */
+const CLAIMED_TABLES = ["outgoing_webhook_deliveries", "scheduled_messages"] as const;
+
+/**
+ * Gives back every claim: for a server that alone holds its database (SQLite's data
+ * directory lock), where any claim left is a crashed run's, so its work goes out at once.
+ */
+export async function releaseAllClaims(knex: Knex | Knex.Transaction): Promise<void> {
+  for (const table of CLAIMED_TABLES) await knex(table).whereNotNull("claimed_until").update(releaseClaim);
+}

@@ -40,10 +40,11 @@ export const notForIncomingWebhookBots = () =>
 interface Remembered {
   keyHash: string;
   owner: ApiKeyOwner;
-  realm: RealmSnapshot;
+  /** Weak: a credential no longer used must not keep an old snapshot (every user row) alive. */
+  realm: WeakRef<RealmSnapshot>;
 }
 
-/** Beyond this many credentials the memory starts over (only successes are stored). */
+/** Beyond this many credentials the memory starts over (deactivation is checked on every use). */
 const MAX_REMEMBERED = 50_000;
 const remembered = new WeakMap<App["realms"], Map<string, Remembered>>();
 
@@ -65,8 +66,8 @@ export async function authenticate(
   if (seen) {
     const owner = await app.realms.apiKeyOwner(app.knex, seen.keyHash);
     const realm = owner === seen.owner ? await app.realms.get(app.knex, owner.realmId) : null;
-    const user = realm === seen.realm ? realm.user(seen.owner.userId) : undefined;
-    if (user) return admit(seen.realm, user, options);
+    const user = realm !== null && realm === seen.realm.deref() ? realm.user(seen.owner.userId) : undefined;
+    if (user) return admit(realm!, user, options);
     known.delete(digest);
   }
   const [scheme, encoded] = header.trim().split(/\s+/, 2);
@@ -80,7 +81,7 @@ export async function authenticate(
   const apiKey = decoded.slice(colon + 1).trim();
   const found = await keyOwner(app, apiKey, email);
   if (known.size >= MAX_REMEMBERED) known.clear();
-  known.set(digest, found);
+  known.set(digest, { keyHash: found.keyHash, owner: found.owner, realm: new WeakRef(found.realm) });
   return admit(found.realm, found.realm.user(found.owner.userId)!, options);
 }
 
@@ -99,7 +100,11 @@ export async function authenticateApiKey(
 }
 
 /** The key's owner, and their realm holding them; refused unless `email` (if given) is theirs. */
-async function keyOwner(app: App, rawApiKey: string, email: string | null): Promise<Remembered> {
+async function keyOwner(
+  app: App,
+  rawApiKey: string,
+  email: string | null,
+): Promise<{ keyHash: string; owner: ApiKeyOwner; realm: RealmSnapshot }> {
   const apiKey = rawApiKey.trim();
   if (!hasApiKeyFormat(apiKey)) throw invalidApiKey("Malformed API key");
 

@@ -18,6 +18,7 @@ import type { EventRecipients } from "../events/types.js";
 import { drainOutbox, drainOutboxIfAny } from "../events/outbox.js";
 import { Replication, sweepReplication } from "../events/replication.js";
 import { clearUnreadLog, type Invalidation } from "../db/event-log.js";
+import { releaseAllClaims } from "../db/claims.js";
 import { loadSavedQueues, saveQueues } from "../events/persistence.js";
 import { watchExternalChanges } from "../db/change-watch.js";
 import { ChannelCache } from "../cache/channel-cache.js";
@@ -205,6 +206,8 @@ export async function startEvents(app: App): Promise<void> {
   if (worker) return startWorkerEvents(app, worker.replication, worker.index === 0);
   // Nobody tails the event log of several processes: what admin commands left there goes.
   await clearUnreadLog(app.db.knex);
+  // This process alone holds the data directory: a claim left in it is a crashed run's.
+  await app.db.transaction((tx) => releaseAllClaims(tx.knex));
   // Through the writer: restoring also deletes the saved queues.
   app.events.restore(await loadSavedQueues(app.db.knex));
   app.events.start();

@@ -5,7 +5,9 @@ import { nowSeconds } from "../../src/clock.js";
 import { createBot } from "../helpers/bots.js";
 import { cast, channelMessages, createChannel, type Cast } from "../helpers/channels.js";
 import { expectSuccess } from "../helpers/client.js";
+import { sqliteOnly } from "../helpers/postgres.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { TestClock } from "../helpers/clock.js";
 import { waitFor, WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 /**
@@ -96,5 +98,49 @@ describe("work claims: a dead claimer's work is retried after its lease", functi
     const row = await server.app.knex("scheduled_messages").first("delivered", "claimed_by", "claimed_until");
     expect(row).to.deep.include({ claimed_by: null, claimed_until: null });
     expect(Boolean(row.delivered)).to.equal(true);
+  });
+});
+
+describe("work claims: a single server's start gives back a crashed run's claims", function () {
+  it("sends a scheduled message claimed by the crashed run at once, not after the lease", async function () {
+    sqliteOnly(
+      this,
+      "one process holds the SQLite data directory; on PostgreSQL other machines may hold claims",
+    );
+    const first = await startTestServer({}, { keepDataDir: true });
+    const servers: TestServer[] = [first];
+    try {
+      const u = cast(await first.factory.realm());
+      const denmark = await createChannel(u.hamlet, "Denmark", [u.hamlet]);
+      expectSuccess(
+        await u.hamlet.client.post("/scheduled_messages", {
+          type: "stream",
+          to: denmark,
+          topic: "plans",
+          content: "After the crash",
+          scheduled_delivery_timestamp: nowSeconds(first.clock) + 60,
+        }),
+      );
+      // The run crashed mid-delivery: its claim lasts another ten minutes.
+      await first.app.db.transaction(async (tx) => {
+        await tx.knex("scheduled_messages").update({
+          claimed_by: "this-host:1:abcdef#1",
+          claimed_until: first.clock.nowMs() + 600_000,
+        });
+      });
+      await first.stop();
+
+      const late = new TestClock();
+      late.advance(120_000);
+      const second = await startTestServer({}, { dataDir: first.dataDir, keepDataDir: true, clock: late });
+      servers.push(second);
+      await second.app.scheduledDelivery.idle();
+      const sent = (await channelMessages(second, denmark)).filter((m) => m.sender_id === u.hamlet.id);
+      expect(sent.map((m) => m.content)).to.deep.equal(["After the crash"]);
+      const row = await second.app.knex("scheduled_messages").first("claimed_by", "claimed_until");
+      expect(row).to.deep.include({ claimed_by: null, claimed_until: null });
+    } finally {
+      for (const server of servers.reverse()) await server.close();
+    }
   });
 });
