@@ -200,9 +200,10 @@ export function clientFromUserAgent(userAgent: string): string {
   let name = clientNames.get(userAgent);
   if (name === undefined) {
     name = /^([^/\s(]+)/.exec(userAgent.trim())?.[1] ?? "API";
-    // A few User-Agents send nearly every request; a flood of distinct ones starts over.
+    // A few User-Agents send nearly every request; a flood of distinct ones starts over, and
+    // long ones are not kept (the cache stays small whatever clients send).
     if (clientNames.size >= 1000) clientNames.clear();
-    clientNames.set(userAgent, name);
+    if (userAgent.length <= 256) clientNames.set(userAgent, name);
   }
   return name;
 }
