@@ -50,6 +50,14 @@ describe("message events for many queues", function () {
     expect(hamlet.message).to.not.have.property("rendered_content");
   });
 
+  it("share a frozen message: a change meant for one queue throws instead of reaching all", function () {
+    const hamlet = present(OPTIONS, 1).message as Record<string, unknown>;
+    expect(() => {
+      hamlet.subject = "only for Hamlet";
+    }).to.throw(TypeError);
+    expect((present(OPTIONS, 2).message as Record<string, unknown>).subject).to.equal("general chat");
+  });
+
   it("are encoded once: two polls' answers share the message's bytes and parse as before", function () {
     const hamlet = present(OPTIONS, 1, { flags: ["mentioned"] });
     const ophelia = present(OPTIONS, 2, { flags: ["read"] });

@@ -52,7 +52,8 @@ export const messageFlavour: Flavour<"message"> = (event, { options, extra, queu
 /**
  * The message as queues with the same options see it, built once per event and kind of
  * client rather than once per queue: every such queue holds (and a poll serializes, see
- * events/wire-json.ts) the same object. Never changed once built.
+ * events/wire-json.ts) the same object. Frozen: a write meant for one queue would throw
+ * rather than reach every queue sharing it.
  */
 const shapedMessages = new WeakMap<MessageEvent, Map<string, Partial<WireMessage>>>();
 
@@ -75,7 +76,7 @@ function sharedMessage(event: MessageEvent, options: QueueOptions): Partial<Wire
   delete shaped.rendered_content;
   if (noAvatar) shaped.avatar_url = null;
   if (topicName) shaped.subject = _hints.emptyTopicDisplayName;
-  byKey.set(key, shaped);
+  byKey.set(key, Object.freeze(shaped));
   return shaped;
 }
 
