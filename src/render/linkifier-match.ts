@@ -61,7 +61,8 @@ function encodeTemplateValue(value: string, allowReserved: boolean): string {
       const codePoint = value.codePointAt(i)!;
       const char = String.fromCodePoint(codePoint);
       if (char.length === 2) i++;
-      out += encodeURIComponent(char.replace(/[\uD800-\uDFFF]/, "\uFFFD")).replace(
+      // Only a lone surrogate becomes U+FFFD (encodeURIComponent throws on it); a pair is one character.
+      out += encodeURIComponent(char.length === 1 ? char.replace(/[\uD800-\uDFFF]/, "\uFFFD") : char).replace(
         /[!'()*]/g,
         (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
       );

@@ -44,6 +44,14 @@ describe("render: topicLinks", function () {
     ]);
   });
 
+  it("encodes characters outside the BMP whole, and a lone surrogate as U+FFFD", function () {
+    expect(expandUrlTemplate("https://x/{a}", { a: "a😀" })).to.equal("https://x/a%F0%9F%98%80");
+    expect(topicLinks("#a😀", [{ pattern: "#(?P<x>.+)", url_template: "https://e.com/{x}" }])).to.deep.equal([
+      { url: "https://e.com/a%F0%9F%98%80", text: "#a😀" },
+    ]);
+    expect(expandUrlTemplate("https://x/{a}", { a: "a\uD800b" })).to.equal("https://x/a%EF%BF%BDb");
+  });
+
   it("expands RFC 6570 templates", function () {
     expect(expandUrlTemplate("https://x/{a}", { a: "b c/d" })).to.equal("https://x/b%20c%2Fd");
     expect(expandUrlTemplate("https://x/{+a}", { a: "b/c?d" })).to.equal("https://x/b/c?d");
