@@ -1,6 +1,6 @@
 import type { App } from "../app.js";
 import { RECIPIENT_TYPE, type ChannelRow } from "../db/channel-rows.js";
-import { bulkInsert, bulkInsertReturningIds, insertReturningId } from "../db/insert.js";
+import { bulkInsertIntegers, bulkInsertReturningIds, insertReturningId } from "../db/insert.js";
 import { indexMessages } from "../db/search.js";
 import type { Tx } from "../db/tx.js";
 import { bool } from "../db/rows.js";
@@ -72,6 +72,17 @@ async function recipientIdFor(tx: Tx, realmId: number, recipient: MessageRecipie
 }
 
 /**
+ * Each recipient's event extra, `{ flags }`, shared (frozen) by every recipient with the
+ * same flag bits: a send to many recipients builds a handful of them, not one per user.
+ */
+const flagsExtras = new Map<number, Readonly<Record<string, unknown>>>();
+function flagsExtra(bits: number): Readonly<Record<string, unknown>> {
+  let extra = flagsExtras.get(bits);
+  if (!extra) flagsExtras.set(bits, (extra = { flags: Object.freeze(flagNames(bits)) }));
+  return extra;
+}
+
+/**
  * Writes prepared messages and queues their events; returns their IDs in order. Does no
  * checks: everything was decided when the messages were prepared.
  */
@@ -114,7 +125,7 @@ export async function doSendMessages(
   messages.forEach((message, i) => {
     for (const [userId, flags] of message.userFlags) userMessages.push([userId, rows[i]!.id, flags]);
   });
-  await bulkInsert(tx.knex, "user_messages", ["user_id", "message_id", "flags"], userMessages);
+  await bulkInsertIntegers(tx.knex, "user_messages", ["user_id", "message_id", "flags"], userMessages);
   await indexMessages(
     tx.knex,
     rows.map((row) => ({ id: row.id, topic: row.topic, text: plainText(row.rendered_content) })),
@@ -145,7 +156,7 @@ export async function doSendMessages(
     if (widget) presented.submessages = [await doAddWidget(tx, row, pythonJsonDumps(widget))];
     await queueOutgoingWebhooks(app, tx, message, presented);
     const perUser = new Map<number, Record<string, unknown>>();
-    for (const [userId, flags] of message.userFlags) perUser.set(userId, { flags: flagNames(flags) });
+    for (const [userId, flags] of message.userFlags) perUser.set(userId, flagsExtra(flags));
     tx.sendEventOnCommit(
       realm.id,
       messageEvent(presented, message.sender, emptyTopicDisplayName(realm.realm), {
