@@ -15,17 +15,40 @@ function encodedMessage(message: object): Buffer {
   return encoded;
 }
 
+/** Member names as JSON ("flags" becomes "\"flags\""): a handful, used over and over. */
+const encodedKeys = new Map<string, string>();
+
+/**
+ * Frozen arrays as JSON. The flags of a message event are one frozen array per flag value,
+ * shared by every recipient with those flags (actions/message-write.ts), so each is
+ * encoded once rather than once per queue. Only frozen arrays of strings: nothing in
+ * them can change.
+ */
+const encodedArrays = new WeakMap<readonly unknown[], string>();
+
+function encodedValue(value: unknown): string | undefined {
+  if (!Array.isArray(value) || !Object.isFrozen(value)) return JSON.stringify(value);
+  let encoded = encodedArrays.get(value);
+  if (encoded !== undefined) return encoded;
+  encoded = JSON.stringify(value);
+  if (value.every((member) => typeof member === "string")) encodedArrays.set(value, encoded);
+  return encoded;
+}
+
 /**
  * A message event's members after `message`, then `id`, and the closing brace: what
  * `JSON.stringify({ ...rest, id }).slice(1)` gives, without copying the event twice.
  */
 function messageEventTail(event: Record<string, unknown>, id: number): string {
   let tail = "";
-  for (const key of Object.keys(event)) {
+  for (const key in event) {
     if (key === "message" || key === "id") continue;
-    const value = JSON.stringify(event[key]);
+    const value = encodedValue(event[key]);
     // JSON.stringify leaves out members whose value it cannot encode (undefined, functions).
-    if (value !== undefined) tail += `,${JSON.stringify(key)}:${value}`;
+    if (value === undefined) continue;
+    let name = encodedKeys.get(key);
+    if (name === undefined) encodedKeys.set(key, (name = JSON.stringify(key)));
+    tail += `,${name}:${value}`;
   }
   return `${tail},"id":${id}}`;
 }

@@ -83,4 +83,25 @@ describe("message events for many queues", function () {
     });
     expect(parse({ events: encodeEvents([]) })).to.deep.equal({ events: [] });
   });
+
+  it("encode shared frozen flags once, and arrays that may change each time", function () {
+    const parse = (body: Record<string, unknown>) =>
+      JSON.parse(encodeWithRawJson(body)!.toString("utf8")) as { events: Array<Record<string, unknown>> };
+    const shared = Object.freeze(["mentioned"]);
+    const mutable = ["read"];
+    const events = [
+      { id: 1, event: present(OPTIONS, 1, { flags: shared }) },
+      { id: 2, event: present(OPTIONS, 2, { flags: shared }) },
+      { id: 3, event: present(OPTIONS, 3, { flags: mutable }) },
+    ];
+    expect(parse({ events: encodeEvents(events) }).events.map((e) => e.flags)).to.deep.equal([
+      ["mentioned"],
+      ["mentioned"],
+      ["read"],
+    ]);
+    mutable.push("starred");
+    const again = parse({ events: encodeEvents(events) }).events;
+    expect(again.map((e) => e.flags)).to.deep.equal([["mentioned"], ["mentioned"], ["read", "starred"]]);
+    expect(again.map((e) => e.id)).to.deep.equal([1, 2, 3]);
+  });
 });
