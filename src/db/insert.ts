@@ -78,6 +78,12 @@ export async function bulkInsertIntegers(
   const head = `INSERT INTO ${table} (${columns.join(", ")}) VALUES `;
   for (let i = 0; i < rows.length; i += chunk) {
     const values = rows.slice(i, i + chunk).map((row) => `(${row.join(",")})`);
-    await knex.raw(head + values.join(","));
+    try {
+      await knex.raw(head + values.join(","));
+    } catch (error) {
+      // The driver's message quotes the statement, values included: keep only its code.
+      const code = (error as { code?: unknown }).code;
+      throw Object.assign(new Error(`insert into ${table} failed (${String(code)})`), { code });
+    }
   }
 }

@@ -51,4 +51,18 @@ describe("db: bulkInsertIntegers", function () {
     expect(await rows()).to.deep.equal([]);
     expect(await server.app.db.knex("users").count({ n: "*" })).to.have.length(1);
   });
+
+  it("reports a failed statement by its code, without the statement or its values", async function () {
+    await bulkInsertIntegers(server.app.db.knex, "insert_integers_probe", ["a", "nope"], [[424242, 1]]).then(
+      () => expect.fail("inserted into a missing column"),
+      (err: Error & { code?: string }) => {
+        // SQLITE_ERROR, or PostgreSQL's undefined_column.
+        expect(err.code)
+          .to.be.a("string")
+          .and.match(/^(SQLITE_ERROR|42703)$/);
+        expect(err.message).to.equal(`insert into insert_integers_probe failed (${err.code})`);
+        expect(err.message).to.not.contain("424242").and.not.contain("INSERT");
+      },
+    );
+  });
 });
