@@ -71,7 +71,8 @@ export async function bulkInsertIntegers(
   chunk = 2000,
 ): Promise<void> {
   for (const row of rows) {
-    if (row.length !== columns.length || !row.every(Number.isSafeInteger)) {
+    // Indexed, not every(): every() skips an array's holes.
+    if (row.length !== columns.length || columns.some((_, j) => !Number.isSafeInteger(row[j]))) {
       throw new Error(`bulkInsertIntegers into ${table}: a row is not ${columns.length} integers`);
     }
   }

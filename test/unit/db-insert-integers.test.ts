@@ -48,6 +48,14 @@ describe("db: bulkInsertIntegers", function () {
       () => expect.fail("accepted a short row"),
       (err: Error) => expect(err.message).to.match(/not 2 integers/),
     );
+    // So is a row with a hole, which every() would have skipped.
+    const holed = new Array<number>(3);
+    holed[0] = 1;
+    holed[2] = 3;
+    await bulkInsertIntegers(server.app.db.knex, "insert_integers_probe", ["a", "b", "c"], [holed]).then(
+      () => expect.fail("accepted a row with a hole"),
+      (err: Error) => expect(err.message).to.match(/not 3 integers/),
+    );
     expect(await rows()).to.deep.equal([]);
     expect(await server.app.db.knex("users").count({ n: "*" })).to.have.length(1);
   });
