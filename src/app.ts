@@ -16,6 +16,7 @@ import type { PreparedMessage } from "./lib/prepared-message.js";
 import type { JobQueue } from "./lib/job-queue.js";
 import type { BlobStore } from "./lib/storage/index.js";
 import type { RateLimiter } from "./lib/rate-limiter.js";
+import type { AllowedPrivateHosts } from "./lib/webhook-targets.js";
 import type { Logger } from "./logger.js";
 
 /**
@@ -55,6 +56,8 @@ export interface App {
    * the request path: told of new deliveries after commits, started with the event queues.
    */
   readonly outgoingWebhooks: DueTimer;
+  /** The private targets outgoing webhooks may reach (`webhook_allowed_private_hosts`), parsed once. */
+  readonly webhookAllowedHosts: AllowedPrivateHosts;
   /** Outgoing webhook deliveries under way, by delivery ID. */
   readonly webhookDeliveries: Map<number, Promise<void>>;
   /**

@@ -9,7 +9,7 @@ import type { DisplayRecipientUser, WireMessage } from "../events/wire-types.js"
 import { botServices } from "../lib/bots.js";
 import { channelMessageUrl, directMessageUrl } from "../lib/message-links.js";
 import { postWebhook, type WebhookOutcome } from "../lib/webhook-http.js";
-import { AllowedPrivateHosts } from "../lib/webhook-targets.js";
+import type { AllowedPrivateHosts } from "../lib/webhook-targets.js";
 import { BOT_TYPE } from "../world/bots.js";
 import { doSendDirectMessage } from "./message-send.js";
 import { sendWebhookReply, WEBHOOK_RESPONSE_CLIENT } from "./outgoing-webhook-reply.js";
@@ -45,19 +45,6 @@ export const WEBHOOK_RESULT_WINDOW_MS = 100;
 export const webhookLeaseMs = (config: Config) => 2 * config.outgoing_webhook_timeout_ms + 60_000;
 
 const TABLE = "outgoing_webhook_deliveries";
-
-/** The operator's trusted private targets, parsed once per configuration (it is frozen). */
-const allowedHosts = new WeakMap<Config, AllowedPrivateHosts>();
-export function allowedPrivateHosts(config: Config): AllowedPrivateHosts {
-  let allowed = allowedHosts.get(config);
-  if (!allowed) {
-    allowed = new AllowedPrivateHosts(
-      config.webhook_allowed_private_hosts.split(",").filter((h) => h.trim()),
-    );
-    allowedHosts.set(config, allowed);
-  }
-  return allowed;
-}
 
 interface DeliveryRow {
   id: number;
@@ -100,10 +87,9 @@ export async function deliverDueWebhooks(app: App): Promise<number | null> {
         ? []
         : await app.knex<DeliveryRow>(TABLE).whereIn("id", startingIds).orderBy("id");
     const services = await botServices(app.knex, [...new Set(starting.map((row) => row.bot_user_id))]);
-    const allowed = allowedPrivateHosts(app.config);
     for (const row of starting) {
       const service = services.get(row.bot_user_id)?.[0];
-      const attempt = deliverOne(app, row, service, allowed)
+      const attempt = deliverOne(app, row, service, app.webhookAllowedHosts)
         .catch((err: unknown) => app.logger.error(`outgoing webhook delivery ${row.id} failed`, err))
         .finally(() => {
           const wasFull = inFlight.size >= MAX_DELIVERIES_IN_FLIGHT;

@@ -52,6 +52,11 @@ export class AllowedPrivateHosts {
   private readonly names = new Set<string>();
   private readonly addresses = new BlockList();
 
+  /** The `webhook_allowed_private_hosts` setting: entries separated by commas. */
+  static fromSetting(setting: string): AllowedPrivateHosts {
+    return new AllowedPrivateHosts(setting.split(",").filter((h) => h.trim()));
+  }
+
   /** Throws on an entry that is neither a host name, an IP address nor a CIDR range. */
   constructor(entries: readonly string[]) {
     for (const raw of entries) {

@@ -36,6 +36,7 @@ import type { App } from "../app.js";
 import { JobQueue } from "../lib/job-queue.js";
 import { LocalBlobStore } from "../lib/storage/local.js";
 import { uploadsDir } from "../lib/storage/paths.js";
+import { AllowedPrivateHosts } from "../lib/webhook-targets.js";
 import { clientIpResolver } from "../http/client-ip.js";
 
 export interface CreateAppOptions {
@@ -165,6 +166,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     presence: new PresenceStore(db, knex, logger, { clock, shared: replication !== null }),
     scheduledDelivery: new DueTimer(clock, logger, () => deliverDueScheduledMessages(app)),
     outgoingWebhooks: new DueTimer(clock, logger, () => deliverDueWebhooks(app)),
+    webhookAllowedHosts: AllowedPrivateHosts.fromSetting(config.webhook_allowed_private_hosts),
     webhookDeliveries: new Map(),
     webhookResults: new BatchedWrites(db, WEBHOOK_RESULT_WINDOW_MS, writeWebhookResult),
     uploads: new LocalBlobStore(uploadsDir(config)),

@@ -82,4 +82,39 @@ describe("authentication: remembered credentials", function () {
     expectError(await wrong.get("/users/me"), 401, "Invalid API key", "INVALID_API_KEY");
     expectSuccess(await hamlet!.client.get("/users/me"));
   });
+
+  it("a changed email refuses the remembered old email's header at once, and the new email gets in", async function () {
+    const cast = await server.factory.realm({ hamlet: ROLE.MEMBER }, "Email change cache");
+    const hamlet = cast.users.hamlet!;
+    const oldEmail = hamlet.email;
+    // Twice: the second request is served from the remembered credential.
+    expectSuccess(await hamlet.client.get("/users/me"));
+    expectSuccess(await hamlet.client.get("/users/me"));
+    const newEmail = `renamed-${hamlet.id}@zulip.test`;
+    expectSuccess(await hamlet.client.patch("/settings", { email: newEmail }));
+    const stale = new Client(server.url, { email: oldEmail, apiKey: hamlet.apiKey });
+    for (let i = 0; i < 2; i++) {
+      expectError(await stale.get("/users/me"), 401, "Invalid API key", "INVALID_API_KEY");
+    }
+    const renamed = new Client(server.url, { email: newEmail, apiKey: hamlet.apiKey });
+    for (let i = 0; i < 2; i++) {
+      expect(expectSuccess(await renamed.get("/users/me")).email).to.equal(newEmail);
+    }
+  });
+
+  it("an email an owner changes refuses the remembered old email's header at once", async function () {
+    const cast = await server.factory.realm(
+      { desdemona: ROLE.OWNER, hamlet: ROLE.MEMBER },
+      "Admin email change cache",
+    );
+    const { desdemona, hamlet } = cast.users as Required<typeof cast.users>;
+    const stale = new Client(server.url, { email: hamlet!.email, apiKey: hamlet!.apiKey });
+    expectSuccess(await stale.get("/users/me"));
+    expectSuccess(await stale.get("/users/me"));
+    const newEmail = `moved-${hamlet!.id}@zulip.test`;
+    expectSuccess(await desdemona!.client.patch(`/users/${hamlet!.id}`, { new_email: newEmail }));
+    expectError(await stale.get("/users/me"), 401, "Invalid API key", "INVALID_API_KEY");
+    const renamed = new Client(server.url, { email: newEmail, apiKey: hamlet!.apiKey });
+    expect(expectSuccess(await renamed.get("/users/me")).email).to.equal(newEmail);
+  });
 });

@@ -1,6 +1,8 @@
 // Builds the benchmark data set in a data directory, before the server starts: a realm
 // with 200 users (through the real actions), and (see seedMessages) channels,
-// subscriptions and messages through a bulk path.
+// subscriptions and messages through a bulk path. Its steps are exported for other data
+// sets (users/dataset.ts): openBenchApp, initBenchRealm, createBenchUser, createBenchChannel,
+// channelRecipients, nextMessageId, insertMessages and random.
 import { mkdirSync } from "node:fs";
 import { closeApp, createApp } from "../../src/server/create-app.js";
 import { type App } from "../../src/app.js";
@@ -43,6 +45,29 @@ export interface DatasetOptions {
 }
 
 export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
+  const app = await openBenchApp(options);
+  try {
+    const { realmId, owner } = await initBenchRealm(app);
+    const users: BenchUser[] = [owner];
+    for (let i = 1; i < options.users; i++) users.push(await createBenchUser(app, realmId, i));
+    const seeded =
+      options.channels > 0 ? await seedMessages(app, realmId, users, options) : { channels: [], messages: 0 };
+    return { dataDir: options.dataDir, users, ...seeded };
+  } finally {
+    await closeApp(app);
+  }
+}
+
+/**
+ * chatd's App on a benchmark data directory (created if missing), logging nothing; on
+ * `databaseUrl` (an empty PostgreSQL database) instead of the directory's SQLite file.
+ * The caller closes it (closeApp).
+ */
+export async function openBenchApp(options: {
+  dataDir: string;
+  driver: "sqlite3" | "better-sqlite3";
+  databaseUrl?: string;
+}): Promise<App> {
   mkdirSync(options.dataDir, { recursive: true });
   const config = loadConfig({
     dataDir: options.dataDir,
@@ -53,33 +78,125 @@ export async function buildDataset(options: DatasetOptions): Promise<Dataset> {
       ...(options.databaseUrl ? { database_url: options.databaseUrl } : {}),
     },
   });
-  const app = await createApp(config, { logger: silentLogger });
-  try {
-    const owner = await checkInitRealm(app, {
-      realmName: "Bench",
-      ownerEmail: "user0@bench.test",
-      ownerName: "User 0",
-      ownerPassword: "bench-password",
+  return createApp(config, { logger: silentLogger });
+}
+
+/** The realm "Bench" and its owner, user0@bench.test, through the real init action. */
+export async function initBenchRealm(app: App): Promise<{ realmId: number; owner: BenchUser }> {
+  const owner = await checkInitRealm(app, {
+    realmName: "Bench",
+    ownerEmail: "user0@bench.test",
+    ownerName: "User 0",
+    ownerPassword: "bench-password",
+  });
+  const realmId = (await app.realms.primaryRealm(app.knex))!.realm.id;
+  return { realmId, owner: { id: owner.user_id, email: owner.email, apiKey: owner.api_key } };
+}
+
+/** user<i>@bench.test ("User <i>") through the real action, with an API key of its own. */
+export function createBenchUser(app: App, realmId: number, i: number): Promise<BenchUser> {
+  return app.db.transaction(async (tx) => {
+    const user = await doCreateUser(app, tx, {
+      realmId,
+      email: `user${i}@bench.test`,
+      fullName: `User ${i}`,
     });
-    const realmId = (await app.realms.primaryRealm(app.knex))!.realm.id;
-    const users: BenchUser[] = [{ id: owner.user_id, email: owner.email, apiKey: owner.api_key }];
-    for (let i = 1; i < options.users; i++) {
-      users.push(
-        await app.db.transaction(async (tx) => {
-          const user = await doCreateUser(app, tx, {
-            realmId,
-            email: `user${i}@bench.test`,
-            fullName: `User ${i}`,
-          });
-          return { id: user.id, email: user.email, apiKey: await doIssueApiKey(app, tx, user.id, "bench") };
-        }),
-      );
-    }
-    const seeded =
-      options.channels > 0 ? await seedMessages(app, realmId, users, options) : { channels: [], messages: 0 };
-    return { dataDir: options.dataDir, users, ...seeded };
-  } finally {
-    await closeApp(app);
+    return { id: user.id, email: user.email, apiKey: await doIssueApiKey(app, tx, user.id, "bench") };
+  });
+}
+
+/** A public channel created by `owner` through the real action (with its creation notice); its ID. */
+export function createBenchChannel(
+  app: App,
+  owner: UserRow,
+  name: string,
+  subscribers: number[],
+): Promise<number> {
+  const creation = { invite_only: false, is_web_public: false, is_default_stream: false, groups: {} };
+  return checkCreateChannel(app, owner, { name, description: "", subscribers, announce: false, creation });
+}
+
+/** Recipient IDs of channels (all, or those of `channelIds`), by channel ID. */
+export async function channelRecipients(
+  app: App,
+  channelIds?: readonly number[],
+): Promise<Map<number, number>> {
+  const query = app.knex("recipients").where({ type: RECIPIENT_TYPE.STREAM });
+  if (channelIds) query.whereIn("type_id", channelIds);
+  const rows = await query.select<Array<{ id: number; type_id: number }>>("id", "type_id");
+  return new Map(rows.map((r) => [r.type_id, r.id]));
+}
+
+/** The ID after the newest message: bulk-inserted messages take explicit IDs from it. */
+export async function nextMessageId(app: App): Promise<number> {
+  return ((await app.knex("messages").max<{ id: number }>("id as id").first())?.id ?? 0) + 1;
+}
+
+/** One channel message of the bulk path (insertMessages). */
+export interface BulkMessage {
+  id: number;
+  realmId: number;
+  senderId: number;
+  channelId: number;
+  /** The channel's recipient ID (channelRecipients). */
+  recipientId: number;
+  topic: string;
+  /** Plain words: rendered as one paragraph. */
+  content: string;
+  dateSent: number;
+  /** Who gets a user_messages row: the channel's subscribers. */
+  subscriberIds: readonly number[];
+  /** Unread for every subscriber but the sender; otherwise read by all. */
+  unread: boolean;
+}
+
+const MESSAGE_COLUMNS = [
+  "id",
+  "realm_id",
+  "sender_id",
+  "recipient_id",
+  "stream_id",
+  "topic",
+  "topic_key",
+  "content",
+  "rendered_content",
+  "date_sent",
+  "sending_client",
+];
+
+/** Messages, their per-user flags and their search index through bulk inserts, in one transaction. */
+export async function insertMessages(app: App, batch: readonly BulkMessage[]): Promise<void> {
+  const messages: Knex.Value[][] = [];
+  const flags: Knex.Value[][] = [];
+  const docs: SearchDocument[] = [];
+  for (const m of batch) {
+    messages.push([
+      m.id,
+      m.realmId,
+      m.senderId,
+      m.recipientId,
+      m.channelId,
+      m.topic,
+      m.topic,
+      m.content,
+      `<p>${m.content}</p>`,
+      m.dateSent,
+      "bench",
+    ]);
+    for (const userId of m.subscriberIds)
+      flags.push([userId, m.id, m.unread && userId !== m.senderId ? 0 : MESSAGE_FLAG_BITS.read]);
+    docs.push({ id: m.id, topic: m.topic, text: m.content });
+  }
+  await app.knex.transaction(async (trx) => {
+    await bulkInsert(trx, "messages", MESSAGE_COLUMNS, messages, 400);
+    await bulkInsert(trx, "user_messages", ["user_id", "message_id", "flags"], flags, 300);
+    await indexMessages(trx, docs);
+  });
+  // The messages took explicit IDs: PostgreSQL's sequence must continue after them.
+  if (isPostgres(app.knex)) {
+    await app.knex.raw(
+      "SELECT setval(pg_get_serial_sequence('messages', 'id'), (SELECT max(id) FROM messages))",
+    );
   }
 }
 
@@ -94,7 +211,7 @@ export const SEARCH_WORD = "lighthouse";
 export const TOPICS_PER_CHANNEL = 20;
 
 /** A small deterministic PRNG (mulberry32), so every run builds the same data set. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let a = seed;
   return () => {
     a = (a + 0x6d2b79f5) | 0;
@@ -134,34 +251,16 @@ async function seedMessages(
   for (const [i, members] of subscribersOf(options.channels, users.length).entries()) {
     const name = i === 0 ? "fifty" : `channel ${i}`;
     const subscribers = members.map((u) => users[u]!.id);
-    const creation = { invite_only: false, is_web_public: false, is_default_stream: false, groups: {} };
-    const id = await checkCreateChannel(app, owner, {
-      name,
-      description: "",
-      subscribers,
-      announce: false,
-      creation,
-    });
-    channels.push({ id, name, subscribers });
+    channels.push({ id: await createBenchChannel(app, owner, name, subscribers), name, subscribers });
   }
-  const recipients = new Map(
-    (
-      await app
-        .knex("recipients")
-        .where({ type: RECIPIENT_TYPE.STREAM })
-        .select<Array<{ id: number; type_id: number }>>("id", "type_id")
-    ).map((r) => [r.type_id, r.id]),
-  );
+  const recipients = await channelRecipients(app);
   const next = random(42);
-  const firstId = ((await app.knex("messages").max<{ id: number }>("id as id").first())?.id ?? 0) + 1;
+  const firstId = await nextMessageId(app);
   const start = Math.floor(Date.now() / 1000) - options.messages;
   const BATCH = 5000;
   for (let offset = 0; offset < options.messages; offset += BATCH) {
-    const messages: Knex.Value[][] = [];
-    const flags: Knex.Value[][] = [];
-    const docs: SearchDocument[] = [];
+    const batch: BulkMessage[] = [];
     for (let n = offset; n < Math.min(offset + BATCH, options.messages); n++) {
-      const id = firstId + n;
       const channel = channels[n % channels.length]!;
       const topic = `topic ${Math.floor(next() * TOPICS_PER_CHANNEL)}`;
       const words = Array.from(
@@ -169,55 +268,20 @@ async function seedMessages(
         () => VOCABULARY[Math.floor(next() * VOCABULARY.length)]!,
       );
       if (next() < 0.01) words.splice(3, 0, SEARCH_WORD);
-      const content = words.join(" ");
-      const sender = channel.subscribers[Math.floor(next() * channel.subscribers.length)]!;
-      messages.push([
-        id,
+      batch.push({
+        id: firstId + n,
         realmId,
-        sender,
-        recipients.get(channel.id)!,
-        channel.id,
+        senderId: channel.subscribers[Math.floor(next() * channel.subscribers.length)]!,
+        channelId: channel.id,
+        recipientId: recipients.get(channel.id)!,
         topic,
-        topic,
-        content,
-        `<p>${content}</p>`,
-        start + n,
-        "bench",
-      ]);
-      const unread = n >= options.messages - 50 * channels.length;
-      for (const userId of channel.subscribers)
-        flags.push([userId, id, unread && userId !== sender ? 0 : MESSAGE_FLAG_BITS.read]);
-      docs.push({ id, topic, text: content });
+        content: words.join(" "),
+        dateSent: start + n,
+        subscriberIds: channel.subscribers,
+        unread: n >= options.messages - 50 * channels.length,
+      });
     }
-    await app.knex.transaction(async (trx) => {
-      await bulkInsert(
-        trx,
-        "messages",
-        [
-          "id",
-          "realm_id",
-          "sender_id",
-          "recipient_id",
-          "stream_id",
-          "topic",
-          "topic_key",
-          "content",
-          "rendered_content",
-          "date_sent",
-          "sending_client",
-        ],
-        messages,
-        400,
-      );
-      await bulkInsert(trx, "user_messages", ["user_id", "message_id", "flags"], flags, 300);
-      await indexMessages(trx, docs);
-    });
-  }
-  // The messages took explicit IDs: PostgreSQL's sequence must continue after them.
-  if (isPostgres(app.knex)) {
-    await app.knex.raw(
-      "SELECT setval(pg_get_serial_sequence('messages', 'id'), (SELECT max(id) FROM messages))",
-    );
+    await insertMessages(app, batch);
   }
   return { channels, messages: options.messages };
 }

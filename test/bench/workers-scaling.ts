@@ -197,6 +197,9 @@ export async function workersScenarios(options: WorkersOptions) {
     ratio: number | null;
     database: "sqlite" | "postgres";
     target?: string;
+    ratio_min?: number;
+    ratio_max?: number;
+    rounds?: number;
   }> = [];
   for (const [name, { one, many, ratios }] of byName) {
     if (ratios.length === 0) throw new Error(`${name}: one worker completed nothing`);
@@ -207,6 +210,10 @@ export async function workersScenarios(options: WorkersOptions) {
       unit: name.endsWith("msgs") ? "msg/s" : "req/s",
       baseline: round(median(one), 0),
       ratio: round(median(ratios), 3),
+      // The spread of the rounds' ratios.
+      ratio_min: round(Math.min(...ratios), 3),
+      ratio_max: round(Math.max(...ratios), 3),
+      rounds: ratios.length,
       database,
     });
     scenarios.push({

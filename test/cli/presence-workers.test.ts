@@ -1,10 +1,5 @@
-import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { expect } from "chai";
-import { basicAuth, exitedWithin, freePort, initDataDir, waitForServer } from "../helpers/cli.js";
-import { clientsOnWorkers, spawnWorkers, type PinnedClient, type Reply } from "../helpers/workers.js";
+import { startTwoWorkers, type PinnedClient, type Reply, type TwoWorkers } from "../helpers/workers.js";
 import { waitFor } from "../helpers/webhook-receiver.js";
 
 function ok(reply: Reply): Record<string, unknown> {
@@ -16,32 +11,20 @@ function ok(reply: Reply): Record<string, unknown> {
 describe("chatd serve --workers 2: presence across processes", function () {
   this.timeout(60_000);
   const FLUSH_MS = 100;
-  let dir: string;
-  let server: ChildProcess;
+  let workers: TwoWorkers;
   let owner: { email: string; api_key: string };
   let w0: PinnedClient;
   let w1: PinnedClient;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), "chatd-presence-workers-"));
-    owner = initDataDir(dir);
-    const port = await freePort();
-    server = spawnWorkers(dir, port, 2, { CHATD_PRESENCE_FLUSH_INTERVAL_MS: String(FLUSH_MS) });
-    await waitForServer(`http://127.0.0.1:${port}`, server);
-    const clients = await clientsOnWorkers(port, basicAuth(owner.email, owner.api_key).authorization, [
-      "0",
-      "1",
-    ]);
-    w0 = clients.get("0")!;
-    w1 = clients.get("1")!;
+    workers = await startTwoWorkers("chatd-presence-workers-", {
+      CHATD_PRESENCE_FLUSH_INTERVAL_MS: String(FLUSH_MS),
+    });
+    ({ owner, w0, w1 } = workers);
   });
 
   after(async () => {
-    w0?.close();
-    w1?.close();
-    server?.kill("SIGTERM");
-    if (server && (await exitedWithin(server, 15_000)) === null) server.kill("SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
+    await workers?.stop();
   });
 
   const presences = async (client: PinnedClient) =>

@@ -13,7 +13,14 @@ import {
   spawnServe,
   waitForServer,
 } from "../helpers/cli.js";
-import { clientsOnWorkers, PinnedClient, spawnWorkers, workerPid, type Reply } from "../helpers/workers.js";
+import {
+  clientsOnWorkers,
+  PinnedClient,
+  startTwoWorkers,
+  workerPid,
+  type Reply,
+  type TwoWorkers,
+} from "../helpers/workers.js";
 
 type Event = Record<string, unknown> & { id: number; type: string };
 
@@ -64,37 +71,26 @@ describe("chatd serve --workers on SQLite", function () {
 
 describe("chatd serve --workers 2: events and queues across processes", function () {
   this.timeout(120_000);
+  let workers: TwoWorkers;
   let dir: string;
   let port: number;
   let server: ChildProcess;
   let owner: { email: string; api_key: string };
   let w0: PinnedClient;
   let w1: PinnedClient;
-  let stderr = "";
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), "chatd-workers-"));
-    owner = initDataDir(dir);
-    port = await freePort();
     // A heartbeat every few seconds keeps idle long-polls short.
     // The load test sends as fast as it can.
-    server = spawnWorkers(dir, port, 2, { CHATD_HEARTBEAT_INTERVAL_SECS: "5", CHATD_RATE_LIMITING: "false" });
-    server.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    await waitForServer(`http://127.0.0.1:${port}`, server);
-    const clients = await clientsOnWorkers(port, basicAuth(owner.email, owner.api_key).authorization, [
-      "0",
-      "1",
-    ]);
-    w0 = clients.get("0")!;
-    w1 = clients.get("1")!;
+    workers = await startTwoWorkers("chatd-workers-", {
+      CHATD_HEARTBEAT_INTERVAL_SECS: "5",
+      CHATD_RATE_LIMITING: "false",
+    });
+    ({ dir, port, server, owner, w0, w1 } = workers);
   });
 
   after(async () => {
-    w0?.close();
-    w1?.close();
-    server?.kill("SIGTERM");
-    if (server && (await exitedWithin(server, 15_000)) === null) server.kill("SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
+    await workers?.stop();
   });
 
   const register = async (client: PinnedClient, eventTypes: string[]) => {
@@ -343,7 +339,7 @@ describe("chatd serve --workers 2: events and queues across processes", function
       }
       expect(received).to.deep.equal(committed);
     }
-    expect(stderr).to.match(/worker 1 \(pid \d+\) exited \(SIGKILL\); restarting it/);
+    expect(workers.stderr()).to.match(/worker 1 \(pid \d+\) exited \(SIGKILL\); restarting it/);
   });
 });
 

@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync, readdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { BIN } from "./cli.js";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BIN, basicAuth, exitedWithin, initDataDir, waitForServer, type InitResult } from "./cli.js";
+import { freePort } from "./ports.js";
 import { cliDatabaseEnv } from "./postgres.js";
 
 /** `chatd serve --workers N` as an operator runs it, and clients pinned to one worker each. */
@@ -139,4 +142,57 @@ export function workerPid(primaryPid: number, index: number): number {
     if (env.includes(`CHATD_WORKER_INDEX=${index}`)) return pid;
   }
   throw new Error(`worker ${index} not found`);
+}
+
+/** A `chatd serve --workers 2` on a fresh data directory, and a client on each worker. */
+export interface TwoWorkers {
+  readonly dir: string;
+  readonly port: number;
+  readonly server: ChildProcess;
+  /** The realm's owner (`chatd init`). */
+  readonly owner: InitResult;
+  /** The owner's clients, on worker 0 and on worker 1. */
+  readonly w0: PinnedClient;
+  readonly w1: PinnedClient;
+  /** What the server has written to stderr so far. */
+  stderr(): string;
+  /** Closes the clients, stops the server (SIGKILL after 15 s) and removes the data directory. */
+  stop(): Promise<void>;
+}
+
+/** Starts two workers (the before hook of the cross-process tests); `env` adds to the server's. */
+export async function startTwoWorkers(prefix: string, env: NodeJS.ProcessEnv = {}): Promise<TwoWorkers> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  let server: ChildProcess | undefined;
+  let clients: Map<string, PinnedClient> | undefined;
+  let stderr = "";
+  const stop = async () => {
+    for (const client of clients?.values() ?? []) client.close();
+    if (server && server.exitCode === null && server.signalCode === null) {
+      server.kill("SIGTERM");
+      if ((await exitedWithin(server, 15_000)) === null) server.kill("SIGKILL");
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const owner = initDataDir(dir);
+    const port = await freePort();
+    server = spawnWorkers(dir, port, 2, env);
+    server.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    await waitForServer(`http://127.0.0.1:${port}`, server);
+    clients = await clientsOnWorkers(port, basicAuth(owner.email, owner.api_key).authorization, ["0", "1"]);
+    return {
+      dir,
+      port,
+      server,
+      owner,
+      w0: clients.get("0")!,
+      w1: clients.get("1")!,
+      stderr: () => stderr,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }

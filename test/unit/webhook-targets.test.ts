@@ -1,8 +1,12 @@
 import { createServer, get, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "chai";
-import { allowedPrivateHosts } from "../../src/actions/outgoing-webhooks.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { testConfig } from "../../src/config.js";
+import { silentLogger } from "../../src/logger.js";
+import { closeApp, createApp } from "../../src/server/create-app.js";
 import {
   AllowedPrivateHosts,
   guardedLookup,
@@ -63,16 +67,35 @@ describe("outgoing webhook targets (the SSRF guard)", function () {
     expect(refusedWebhookAddress("hook", "::1", allowed)).to.be.a("string");
   });
 
-  it("the worker builds the allowlist once per configuration, not on every run", function () {
-    const config = testConfig("/nonexistent", {
-      webhook_allowed_private_hosts: "hooks.internal, 10.0.0.0/8",
-    });
-    const allowed = allowedPrivateHosts(config);
-    expect(allowedPrivateHosts(config)).to.equal(allowed);
+  it("the worker's allowlist is built once per app, from its configuration, not on every run", async function () {
+    const dir = mkdtempSync(join(tmpdir(), "chatd-webhook-targets-"));
+    const build = (setting: string) =>
+      createApp(testConfig(dir, { webhook_allowed_private_hosts: setting }), {
+        logger: silentLogger,
+        migrate: false,
+      });
+    try {
+      const app = await build("hooks.internal, 10.0.0.0/8");
+      const other = await build("");
+      await closeApp(app);
+      await closeApp(other);
+      const allowed = app.webhookAllowedHosts;
+      expect(app.webhookAllowedHosts).to.equal(allowed);
+      expect(allowed.hasName("hooks.internal")).to.equal(true);
+      expect(refusedWebhookAddress("hook", "10.1.2.3", allowed)).to.equal(null);
+      expect(other.webhookAllowedHosts).to.not.equal(allowed);
+      expect(other.webhookAllowedHosts.hasName("hooks.internal")).to.equal(false);
+      expect(refusedWebhookAddress("hook", "10.1.2.3", other.webhookAllowedHosts)).to.be.a("string");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("reads the setting as a comma-separated list, blanks ignored", function () {
+    const allowed = AllowedPrivateHosts.fromSetting(" Hooks.Internal ,, 127.0.0.1,");
     expect(allowed.hasName("hooks.internal")).to.equal(true);
-    const other = testConfig("/nonexistent", { webhook_allowed_private_hosts: "" });
-    expect(allowedPrivateHosts(other)).to.not.equal(allowed);
-    expect(allowedPrivateHosts(other).hasName("hooks.internal")).to.equal(false);
+    expect(refusedWebhookAddress("localhost", "127.0.0.1", allowed)).to.equal(null);
+    expect(AllowedPrivateHosts.fromSetting("").hasName("")).to.equal(false);
   });
 
   it("rejects entries that are not host names, addresses or ranges", function () {

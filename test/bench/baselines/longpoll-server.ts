@@ -1,5 +1,6 @@
-// Baseline (c): a bare long-poll server. GET /poll parks the request; POST /fire answers
-// every parked request with one event carrying the fire time. No framework, no queues.
+// Baseline (c): a bare long-poll server. GET /poll parks the request; POST /fire?bytes=N
+// answers every parked request with one event, the body padded to N bytes (the size of
+// chatd's event responses, so both write as much), serialized once. No framework, no queues.
 import { createServer, type ServerResponse } from "node:http";
 
 const port = Number(process.argv[2] ?? 0);
@@ -11,11 +12,11 @@ const server = createServer((req, res) => {
     return;
   }
   if (req.url?.startsWith("/fire")) {
-    const body = JSON.stringify({
-      result: "success",
-      msg: "",
-      events: [{ type: "bench", id: 0, sent_at: Date.now() }],
-    });
+    const bytes = Number(new URL(req.url, "http://x").searchParams.get("bytes") ?? 0);
+    const event = { type: "bench", id: 0, sent_at: Date.now(), pad: "" };
+    const bare = JSON.stringify({ result: "success", msg: "", events: [event] }).length;
+    event.pad = "x".repeat(Math.max(0, bytes - bare));
+    const body = Buffer.from(JSON.stringify({ result: "success", msg: "", events: [event] }));
     for (const waiting of parked) {
       waiting.writeHead(200, { "content-type": "application/json" });
       waiting.end(body);
