@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
-import type { Context } from "koa";
+import type { IncomingMessage } from "node:http";
 import formidable, { errors as formidableErrors } from "formidable";
 import { JsonableError, badRequest } from "../errors.js";
 import type { UploadLimits, UploadedFile } from "../lib/uploads/uploaded-file.js";
@@ -26,7 +26,7 @@ const MAX_FIELDS_BYTES = 1024 * 1024;
 const MAX_FILES = 10;
 
 export async function receiveUpload(
-  ctx: Context,
+  req: IncomingMessage,
   tempDir: string,
   limits: UploadLimits,
 ): Promise<ReceivedUpload> {
@@ -56,7 +56,7 @@ export async function receiveUpload(
     received = bytesReceived;
   });
   try {
-    const [fields, files] = await form.parse(ctx.req);
+    const [fields, files] = await form.parse(req);
     const received: UploadedFile[] = Object.values(files)
       .flatMap((list) => list ?? [])
       .map((file) => ({
@@ -72,7 +72,7 @@ export async function receiveUpload(
     }
     return { fields: flat, files: received };
   } catch (err) {
-    drainRequest(ctx.req);
+    drainRequest(req);
     await Promise.all(written.map((path) => rm(path, { force: true })));
     throw uploadError(err as Error & { code?: number; httpCode?: number }, limits);
   }

@@ -1,28 +1,43 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import Koa, { type Context, type Next } from "koa";
 import type { App } from "../app.js";
 import { emojiData } from "./emoji-data.js";
-import { JsonableError } from "../errors.js";
 import { ENDPOINTS } from "../api/index.js";
 import { bodyParser } from "../http/body.js";
 import { routeNotFound } from "../http/endpoint.js";
+import { failure, logRequest } from "../http/outcome.js";
+import { API_PREFIX, plainApi } from "../http/plain-api.js";
 import { Router, type Resolution } from "../http/router.js";
 import { homePage } from "./home-page.js";
 import { staticFiles } from "./static-files.js";
 import { userUploads } from "./user-uploads.js";
 
-const API_PREFIX = "/api/v1";
-
 /** GET and HEAD carry no body: the parser's content-type checks are skipped entirely. */
 const hasBody = (method: string) => method !== "GET" && method !== "HEAD";
+
+/**
+ * Every request's handler: API requests without a body are answered over plain Node
+ * (http/plain-api.ts), all others by Koa (below), both from one route table.
+ */
+export function createRequestHandler(app: App): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const router = new Router(ENDPOINTS);
+  const plain = plainApi(app, router);
+  const koa = createHttpApp(app, router).callback();
+  return (req, res) => plain(req, res) ?? koa(req, res);
+}
+
+/** Koa alone for every request: the tests check the plain path answers as it does. */
+export function createKoaHandler(app: App): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return createHttpApp(app, new Router(ENDPOINTS)).callback();
+}
 
 /**
  * Two middlewares stand before an API endpoint (errors and logging, then the API): the
  * route is resolved once, from a table for paths without parameters (http/router.ts),
  * and the rest of the chain serves what lies outside /api/v1.
  */
-export function createHttpApp(app: App): Koa {
+function createHttpApp(app: App, router: Router): Koa {
   const koa = new Koa({ proxy: false });
-  const router = new Router(ENDPOINTS);
   const logRequests = app.logger.enabled("info");
 
   koa.use(async (ctx, next) => {
@@ -31,23 +46,12 @@ export function createHttpApp(app: App): Koa {
       await next();
       if (ctx.body === undefined && ctx.status === 404) throw routeNotFound();
     } catch (err) {
-      if (err instanceof JsonableError) {
-        ctx.status = err.status;
-        ctx.set(err.headers);
-        ctx.body = err.toBody();
-      } else {
-        app.logger.error(`${ctx.method} ${ctx.path} failed`, err);
-        ctx.status = 500;
-        ctx.body = { result: "error", msg: "Internal server error", code: "INTERNAL_SERVER_ERROR" };
-      }
+      const failed = failure(app, ctx.method, ctx.path, err);
+      ctx.status = failed.status;
+      ctx.set(failed.headers);
+      ctx.body = failed.body;
     } finally {
-      // Built only when written: a request's line costs more than the rest of GET /users/me's logging.
-      if (logRequests) {
-        const ms = (performance.now() - started).toFixed(1);
-        const who = typeof ctx.state.userId === "number" ? ` user=${ctx.state.userId}` : "";
-        // Path only: query strings and bodies may carry credentials.
-        app.logger.info(`${ctx.method} ${ctx.path} ${ctx.status} ${ms}ms${who}`);
-      }
+      if (logRequests) logRequest(app, ctx.method, ctx.path, ctx.status, started, ctx.state.userId);
     }
   });
   const parseBody = bodyParser(app.config.body_limit_bytes, app.config.max_concurrent_body_parses);

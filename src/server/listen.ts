@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { App } from "../app.js";
 import { answerClientErrors } from "./client-errors.js";
-import { createHttpApp } from "./koa-app.js";
+import { createRequestHandler } from "./koa-app.js";
 
 export interface RunningServer {
   readonly server: Server;
@@ -27,8 +27,7 @@ export async function listen(
   options: { worker?: number } = {},
 ): Promise<RunningServer> {
   const workerHeader = options.worker === undefined ? null : String(options.worker);
-  const koa = createHttpApp(app);
-  const handler = koa.callback();
+  const handler = createRequestHandler(app);
   const unanswered = new Set<ServerResponse>();
   const running = new Set<Promise<void>>();
   let closing = false;
