@@ -1,4 +1,3 @@
-import { profileDataByUser } from "../lib/custom-profile-fields.js";
 import type { StateContext } from "./state-context.js";
 import { userHasPermission } from "../permissions/group-settings.js";
 import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole } from "../world/roles.js";
@@ -21,7 +20,8 @@ export function fetchRealmState(ctx: StateContext): Promise<Record<string, unkno
  */
 export async function fetchRealmUserState(ctx: StateContext): Promise<Record<string, unknown>> {
   const { user, realm, options } = ctx;
-  const profiles = await profileDataByUser(ctx.knex, realm.id);
+  // Kept by the user-state cache as the event stream changes it; no query per register.
+  const profiles = await ctx.app.userState.realmProfiles(ctx.knex, realm.id);
   // Encoded once per snapshot and viewer class, shared by registers (realm-users-json.ts).
   const people = realmUsersJson(realm, user, options.clientGravatar, profiles);
   const realmRow = realm.realm;

@@ -5,6 +5,8 @@ import { RawJson } from "../lib/raw-json.js";
 import { presentUser } from "../presenters/users.js";
 import type { RealmSnapshot } from "../world/realm.js";
 
+type Profiles = ReadonlyMap<number, ProfileData>;
+
 /**
  * /register's `realm_users` and `realm_non_active_users`, encoded once per realm snapshot
  * and shared by every register that sees the realm alike. Presenting and serializing
@@ -13,8 +15,9 @@ import type { RealmSnapshot } from "../world/realm.js";
  * request waits behind.
  *
  * A person's record depends on the viewer only through canSeeDeliveryEmail (the viewer's
- * role, or being that person) and client_gravatar; custom profile values are read per
- * register and are part of the cache key. The viewer's own record is presented afresh.
+ * role, or being that person) and client_gravatar; the custom profile values come from
+ * the user-state cache, whose map is replaced on every profile change, so the map is part
+ * of the cache key. The viewer's own record is presented afresh.
  */
 
 /** One list's JSON text and where each person's record sits in it (byte offsets). */
@@ -24,7 +27,7 @@ interface EncodedList {
 }
 
 interface EncodedPeople {
-  profileKey: string;
+  profiles: Profiles;
   active: EncodedList;
   inactive: EncodedList;
 }
@@ -38,12 +41,7 @@ export interface RealmUsersJson {
 }
 
 /** What presentUser gives for a realm_users entry (is_active goes without saying there). */
-function person(
-  viewer: UserRow,
-  target: UserRow,
-  clientGravatar: boolean,
-  profiles: Map<number, ProfileData>,
-) {
+function person(viewer: UserRow, target: UserRow, clientGravatar: boolean, profiles: Profiles) {
   const profileData = bool(target.is_bot) ? undefined : (profiles.get(target.id) ?? {});
   const record = presentUser(viewer, target, { clientGravatar, profileData });
   delete record.is_active;
@@ -65,8 +63,7 @@ function encodePeople(
   realm: RealmSnapshot,
   viewer: UserRow,
   clientGravatar: boolean,
-  profiles: Map<number, ProfileData>,
-  profileKey: string,
+  profiles: Profiles,
 ): EncodedPeople {
   const active: Array<{ id: number; json: string }> = [];
   const inactive: Array<{ id: number; json: string }> = [];
@@ -76,7 +73,7 @@ function encodePeople(
     const json = JSON.stringify(person(anyone, target, clientGravatar, profiles));
     (bool(target.is_active) ? active : inactive).push({ id: target.id, json });
   }
-  return { profileKey, active: encodeList(active), inactive: encodeList(inactive) };
+  return { profiles, active: encodeList(active), inactive: encodeList(inactive) };
 }
 
 /** The list with the viewer's own record (if in it) put in afresh. */
@@ -91,15 +88,14 @@ export function realmUsersJson(
   realm: RealmSnapshot,
   viewer: UserRow,
   clientGravatar: boolean,
-  profiles: Map<number, ProfileData>,
+  profiles: Profiles,
 ): RealmUsersJson {
   let variants = cache.get(realm);
   if (!variants) cache.set(realm, (variants = new Map<string, EncodedPeople>()));
   const variant = `${viewer.role}:${clientGravatar}`;
-  const profileKey = JSON.stringify([...profiles]);
   let people = variants.get(variant);
-  if (!people || people.profileKey !== profileKey) {
-    people = encodePeople(realm, viewer, clientGravatar, profiles, profileKey);
+  if (!people || people.profiles !== profiles) {
+    people = encodePeople(realm, viewer, clientGravatar, profiles);
     variants.set(variant, people);
   }
   const own = () =>
