@@ -3,6 +3,7 @@ import type { Tx } from "../db/tx.js";
 import type { UserRow } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { bulkInsert } from "../db/insert.js";
+import { GroupCommit } from "../db/group-commit.js";
 import { accessChannelById, type ChannelWorld } from "../permissions/channel-access.js";
 import { MESSAGE_FLAG_BITS, type MessageFlag } from "../lib/message-flags.js";
 import {
@@ -222,10 +223,38 @@ export async function checkUpdateMessageFlags(
   change: { bit: number; op: FlagOp; flag: MessageFlag },
   messageIds: readonly number[],
 ): Promise<FlagChangeResult> {
-  return app.db.transaction(async (tx) => {
-    const world = await loadWorld(app, tx.knex, realm);
-    return doUpdateMessageFlags(tx, world, user, change, messageIds);
-  });
+  return flagCommits(app).submit({ realm, user, change, messageIds });
+}
+
+interface FlagUpdate {
+  realm: RealmSnapshot;
+  user: UserRow;
+  change: { bit: number; op: FlagOp; flag: MessageFlag };
+  messageIds: readonly number[];
+}
+
+/**
+ * Read-marks arrive from every client every minute or so: one commit (an fsync, and a turn
+ * of the write lock that sends wait behind) each would bound how many people one server
+ * holds. Updates that arrive while a transaction runs share the next one, each answered
+ * only after it committed; a failing update is retried alone (GroupCommit).
+ */
+const flagWriters = new WeakMap<App, GroupCommit<FlagUpdate, FlagChangeResult>>();
+
+function flagCommits(app: App): GroupCommit<FlagUpdate, FlagChangeResult> {
+  let writer = flagWriters.get(app);
+  if (!writer) {
+    writer = new GroupCommit(app.db, async (tx, updates) => {
+      const results: FlagChangeResult[] = [];
+      for (const { realm, user, change, messageIds } of updates) {
+        const world = await loadWorld(app, tx.knex, realm);
+        results.push(await doUpdateMessageFlags(tx, world, user, change, messageIds));
+      }
+      return results;
+    });
+    flagWriters.set(app, writer);
+  }
+  return writer;
 }
 
 /** The anchor window of POST /messages/flags/narrow, as the client asked for it. */

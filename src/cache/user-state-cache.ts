@@ -25,13 +25,21 @@ export class UserStateCache {
   }
 
   async profileData(knex: Knex, realmId: number, userId: number): Promise<ProfileData> {
+    return (await this.realmProfiles(knex, realmId)).get(userId) ?? {};
+  }
+
+  /**
+   * Everyone's custom profile values in the realm, by user. Shared and kept (never change
+   * it): the same map until a profile change, so /register's encoded realm_users can tell.
+   */
+  async realmProfiles(knex: Knex, realmId: number): Promise<ReadonlyMap<number, ProfileData>> {
     let realm = this.profiles.get(realmId);
     if (!realm) {
       const version = this.version;
       realm = await profileDataByUser(knex, realmId);
       if (version === this.version) this.profiles.set(realmId, realm);
     }
-    return realm.get(userId) ?? {};
+    return realm;
   }
 
   /** Called with every event as it is published, after its transaction committed. */

@@ -1,5 +1,3 @@
-import { bool } from "../db/rows.js";
-import { profileDataByUser } from "../lib/custom-profile-fields.js";
 import type { StateContext } from "./state-context.js";
 import { userHasPermission } from "../permissions/group-settings.js";
 import { isAdminRole, isGuestRole, isModeratorOrAbove, isOwnerRole } from "../world/roles.js";
@@ -8,6 +6,7 @@ import { presentRealmState } from "../presenters/realm.js";
 import { avatarUrl, presentUser } from "../presenters/users.js";
 import { presentUserGroups } from "../presenters/user-groups.js";
 import { hasCapability } from "../events/types.js";
+import { realmUsersJson } from "./realm-users-json.js";
 
 export function fetchRealmState(ctx: StateContext): Promise<Record<string, unknown>> {
   return Promise.resolve(
@@ -21,23 +20,18 @@ export function fetchRealmState(ctx: StateContext): Promise<Record<string, unkno
  */
 export async function fetchRealmUserState(ctx: StateContext): Promise<Record<string, unknown>> {
   const { user, realm, options } = ctx;
-  const profiles = await profileDataByUser(ctx.knex, realm.id);
-  const active: Record<string, unknown>[] = [];
-  const inactive: Record<string, unknown>[] = [];
-  for (const target of realm.users) {
-    const profileData = bool(target.is_bot) ? undefined : (profiles.get(target.id) ?? {});
-    const person = presentUser(user, target, { clientGravatar: options.clientGravatar, profileData });
-    delete person.is_active; // the list it is in says so
-    (bool(target.is_active) ? active : inactive).push(person);
-  }
+  // Kept by the user-state cache as the event stream changes it; no query per register.
+  const profiles = await ctx.app.userState.realmProfiles(ctx.knex, realm.id);
+  // Encoded once per snapshot and viewer class, shared by registers (realm-users-json.ts).
+  const people = realmUsersJson(realm, user, options.clientGravatar, profiles);
   const realmRow = realm.realm;
   const may = (setting: keyof typeof REALM_GROUP_SETTINGS) =>
     userHasPermission(realm, user, realmRow[`${setting}_id`] as number | null, REALM_GROUP_SETTINGS[setting]);
   const canCreatePublic = may("can_create_public_channel_group");
   const canCreatePrivate = may("can_create_private_channel_group");
   return {
-    realm_users: active,
-    realm_non_active_users: inactive,
+    realm_users: people.active,
+    realm_non_active_users: people.inactive,
     // Server bots (Notification Bot) are listed apart from the realm's people, as Zulip does.
     cross_realm_bots: realm.systemBots.map((bot) => ({
       ...presentUser(user, bot, { clientGravatar: options.clientGravatar }),

@@ -104,10 +104,12 @@ export async function fetchInitialState(
 ): Promise<Record<string, unknown>> {
   const ctx: StateContext = { ...context, fetchTypes: types };
   const wanted = types === null ? Object.keys(STATE_FETCHERS) : types;
+  // The fetchers read side by side (the read pool has several connections; /register holds
+  // the write lock meanwhile, so the wall time matters), merged in the requested order.
+  const parts = await Promise.all(
+    [...new Set(wanted)].map((type) => STATE_FETCHERS[type]?.(ctx) ?? Promise.resolve({})),
+  );
   const state: Record<string, unknown> = {};
-  for (const type of new Set(wanted)) {
-    const fetcher = STATE_FETCHERS[type];
-    if (fetcher) Object.assign(state, await fetcher(ctx));
-  }
+  for (const part of parts) Object.assign(state, part);
   return state;
 }

@@ -71,6 +71,30 @@ describe("message flags and unread state", function () {
       expect(await flags(u.desdemona, other)).to.equal(undefined);
     });
 
+    it("commits concurrent updates together, a refused one failing alone and changing nothing", async function () {
+      const open = await sendToChannel(u.hamlet, "Denmark", "batch", "for all");
+      const hidden = await sendToChannel(u.othello, "Secret", "batch", "not for cordelia");
+      const queue = (await register(u.othello.client, UNREAD_TYPES)).queue_id as string;
+      // Sent at once: they share a write transaction (actions/message-flags.ts, flagCommits).
+      const [othello, cordelia, hamlet] = await Promise.all([
+        postFlags(u.othello, [open, hidden], "add", "read"),
+        postFlags(u.cordelia, [open, hidden], "add", "starred"),
+        postFlags(u.hamlet, [open], "add", "starred"),
+      ]);
+      expectSuccess(othello);
+      expectError(cordelia, 400, "Invalid message(s)");
+      expectSuccess(hamlet);
+      expect(await flags(u.othello, open)).to.deep.equal(["read"]);
+      expect(await flags(u.othello, hidden)).to.deep.equal(["read"]);
+      expect(await flags(u.cordelia, open)).to.deep.equal([]);
+      expect(await flags(u.cordelia, hidden)).to.equal(undefined);
+      expect(await flags(u.hamlet, open)).to.include("starred");
+      const events = expectSuccess(
+        await u.othello.client.get("/events", { queue_id: queue, last_event_id: -1, dont_block: true }),
+      ).events as Array<Record<string, unknown>>;
+      expect(events.filter((e) => e.type === "update_message_flags")).to.have.length(1);
+    });
+
     it("refuses private channel messages the user cannot read", async function () {
       const id = await sendToChannel(u.othello, "Secret", "plans", "hush");
       expectError(await postFlags(u.cordelia, [id], "add", "starred"), 400, "Invalid message(s)");

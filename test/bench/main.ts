@@ -6,7 +6,8 @@
 // (just that scenario; dbcopy: see db-copy-check.ts; delivery: the sends and the event
 // delivery against their baselines, see delivery.ts), --cpu-prof DIR (the servers write V8
 // CPU profiles there), --users (only the users-per-core simulation, see users/; with
-// --workers N on `serve --workers N`, and --users-max N to stop growing at N users).
+// --workers N on `serve --workers N`, --users-max N to stop growing at N users, and
+// --users-at N to run that one count only, e.g. under --cpu-prof).
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
@@ -90,6 +91,7 @@ const PROFILE_DIR = argv.includes("--cpu-prof") ? argv[argv.indexOf("--cpu-prof"
 const ONLY = argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined;
 const USERS = argv.includes("--users");
 const USERS_MAX = argv.includes("--users-max") ? Number(argv[argv.indexOf("--users-max") + 1]) : undefined;
+const USERS_AT = argv.includes("--users-at") ? Number(argv[argv.indexOf("--users-at") + 1]) : undefined;
 /** Seconds of each open-loop run at half the measured maximum rate. */
 const HALF_LOAD_SECONDS = QUICK ? 5 : 10;
 /** Users of the presence scenario, and how long its steady pinging is measured. */
@@ -730,6 +732,8 @@ users per core (${driver}${WORKERS && WORKERS > 1 ? `, serve --workers ${WORKERS
     workers: WORKERS ?? 1,
     log,
     maxUsers: USERS_MAX,
+    usersAt: USERS_AT,
+    nodeArgs: PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR] : [],
     freePort,
   });
   for (const s of scenarios) record(s);

@@ -60,14 +60,30 @@ export interface UsersOptions {
   log: (line: string) => void;
   /** Largest count tried (default: the last of STEPS). */
   maxUsers?: number;
+  /** Run this one count only (profiling: `--users-at N`), not the search. */
+  usersAt?: number;
+  /** Node options before chatd's script (e.g. `--cpu-prof --cpu-prof-dir DIR`). */
+  nodeArgs?: string[];
+  /** Extra environment for chatd (e.g. CHATD_LOG_LEVEL=info with serverLog). */
+  serverEnv?: NodeJS.ProcessEnv;
+  /** A file chatd's stdout and stderr are appended to (default: discarded). */
+  serverLog?: string;
   freePort: () => Promise<number>;
 }
 
 /** Runs `node args` on the given cores with the open-file limit raised to the hard limit. */
-function spawnWithFiles(args: string[], cores: string, env: NodeJS.ProcessEnv, stdio: "pipe" | "ignore") {
-  const quoted = [process.execPath, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+function spawnWithFiles(
+  args: string[],
+  cores: string,
+  env: NodeJS.ProcessEnv,
+  stdio: "pipe" | "ignore",
+  logFile?: string,
+) {
+  const quote = (a: string) => `'${a.replaceAll("'", "'\\''")}'`;
+  const quoted = [process.execPath, ...args].map(quote).join(" ");
   const pin = CORES > 1 ? `taskset -c ${cores} ` : "";
-  return spawn("sh", ["-c", `ulimit -n "$(ulimit -Hn)"; exec ${pin}${quoted}`], {
+  const output = logFile ? ` >>${quote(logFile)} 2>&1` : "";
+  return spawn("sh", ["-c", `ulimit -n "$(ulimit -Hn)"; exec ${pin}${quoted}${output}`], {
     env: { ...process.env, ...env },
     stdio: ["ignore", stdio, stdio],
   });
@@ -123,15 +139,26 @@ async function startChatd(options: UsersOptions): Promise<{ child: ChildProcess;
   const port = await options.freePort();
   const workers = options.workers > 1 ? ["--workers", String(options.workers)] : [];
   const child = spawnWithFiles(
-    [CHATD_BIN, "--data-dir", options.dataDir, "serve", "--port", String(port), ...workers],
+    [
+      ...(options.nodeArgs ?? []),
+      CHATD_BIN,
+      "--data-dir",
+      options.dataDir,
+      "serve",
+      "--port",
+      String(port),
+      ...workers,
+    ],
     options.workers > 1 ? `0-${CORES - 1}` : String(SERVER_CORE),
     {
       CHATD_LOG_LEVEL: "warn",
       CHATD_DB_DRIVER: options.driver,
       CHATD_RATE_LIMITING: "false",
       ...(options.workers > 1 ? { CHATD_SQLITE_WORKERS: "1" } : {}),
+      ...options.serverEnv,
     },
     "ignore",
+    options.serverLog,
   );
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/api/v1/server_settings`, child, 60_000);
@@ -212,6 +239,10 @@ export async function runStep(options: UsersOptions, users: number): Promise<Ste
 export async function findUsersPerCore(
   options: UsersOptions,
 ): Promise<{ best: StepResult | null; firstFailing: StepResult | null }> {
+  if (options.usersAt !== undefined) {
+    const step = await runStep(options, options.usersAt);
+    return step.limit ? { best: null, firstFailing: step } : { best: step, firstFailing: null };
+  }
   const max = options.maxUsers ?? STEPS[STEPS.length - 1]!;
   const steps = [...STEPS.filter((n) => n < max), max];
   let best: StepResult | null = null;
