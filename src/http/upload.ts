@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import formidable, { errors as formidableErrors } from "formidable";
+import type { errors as FormidableErrorCodes } from "formidable";
 import { JsonableError, badRequest } from "../errors.js";
 import type { UploadLimits, UploadedFile } from "../lib/uploads/uploaded-file.js";
 import { drainRequest, noteBodyBytes } from "./reclaim.js";
@@ -30,6 +30,8 @@ export async function receiveUpload(
   tempDir: string,
   limits: UploadLimits,
 ): Promise<ReceivedUpload> {
+  // Loaded on the first upload: an idle server does not hold the multipart parser.
+  const { default: formidable, errors: formidableErrors } = await import("formidable");
   const form = formidable({
     uploadDir: tempDir,
     maxFiles: MAX_FILES,
@@ -74,7 +76,7 @@ export async function receiveUpload(
   } catch (err) {
     drainRequest(req);
     await Promise.all(written.map((path) => rm(path, { force: true })));
-    throw uploadError(err as Error & { code?: number; httpCode?: number }, limits);
+    throw uploadError(err as Error & { code?: number; httpCode?: number }, limits, formidableErrors);
   }
 }
 
@@ -83,7 +85,11 @@ export async function discardUploads(upload: ReceivedUpload): Promise<void> {
   await Promise.all(upload.files.map((file) => rm(file.path, { force: true })));
 }
 
-function uploadError(err: Error & { code?: number; httpCode?: number }, limits: UploadLimits): JsonableError {
+function uploadError(
+  err: Error & { code?: number; httpCode?: number },
+  limits: UploadLimits,
+  formidableErrors: typeof FormidableErrorCodes,
+): JsonableError {
   switch (err.code ?? -1) {
     case formidableErrors.biggerThanMaxFileSize:
     case formidableErrors.biggerThanTotalMaxFileSize:
