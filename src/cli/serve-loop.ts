@@ -10,6 +10,7 @@ import { prepareDataDir } from "./context.js";
 import { failureWhile } from "./failures.js";
 import { CliFailure } from "./output.js";
 import { isClusterWorker, refuseSqliteWorkers, runPrimary, runWorker } from "./cluster.js";
+import { releaseAfterStartup } from "./young-generation.js";
 
 /**
  * Runs the server: prepares the data directory, takes the server lock, opens the
@@ -23,8 +24,10 @@ export async function runServer(
   workers = 1,
 ): Promise<void> {
   // A cluster worker: the primary below has locked, migrated and prepared.
-  if (isClusterWorker())
+  if (isClusterWorker()) {
+    releaseAfterStartup();
     return runWorker(config, createLogger(config.log_level), (err) => listenFailure(config, err));
+  }
   if (!usesPostgres(config)) refuseSqliteWorkers(workers);
   prepareDataDir(config);
   let lock;
@@ -63,6 +66,7 @@ export async function runServer(
       throw err;
     }
     if (workers > 1) {
+      releaseAfterStartup();
       await closeApp(app);
       await runPrimary(config, workers, app.logger);
       return;
@@ -116,6 +120,7 @@ async function serveUntilSignal(app: App): Promise<void> {
     await closeApp(app, { saveQueues: true }).catch(() => closeApp(app));
     throw listenFailure(app.config, err);
   }
+  releaseAfterStartup();
   app.logger.info(
     `chatd listening on http://${app.config.host}:${running.port} (realm ${realmUrl(app.config)})`,
   );

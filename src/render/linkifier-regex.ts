@@ -1,4 +1,13 @@
-import { RE2JS, RE2JSSyntaxException } from "re2js";
+import { createRequire } from "node:module";
+import type { RE2JS, RE2JSSyntaxException } from "re2js";
+
+interface Re2Module {
+  RE2JS: typeof RE2JS;
+  RE2JSSyntaxException: typeof RE2JSSyntaxException;
+}
+let re2: Re2Module | null = null;
+/** re2js (about 1 MB of heap) is loaded by the first linkifier compiled, not at start. */
+const loadRe2 = (): Re2Module => (re2 ??= createRequire(import.meta.url)("re2js") as Re2Module);
 
 /**
  * Linkifier patterns compiled as Zulip compiles them, with RE2 (the re2js port): matching
@@ -22,6 +31,7 @@ const RE2_WORDING: Record<string, string> = {
 export type Re2Result = { regex: RE2JS } | { regex: null; error: string | null };
 
 export function compileRe2(pattern: string): Re2Result {
+  const { RE2JS, RE2JSSyntaxException } = loadRe2();
   try {
     return { regex: RE2JS.compile(pattern) };
   } catch (err) {

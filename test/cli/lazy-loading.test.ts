@@ -1,0 +1,121 @@
+import { expect } from "chai";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import {
+  basicAuth,
+  initDataDir,
+  ROOT,
+  startServerProcess,
+  type InitResult,
+  type ServerProcess,
+} from "../helpers/cli.js";
+
+const RECORDER = pathToFileURL(join(ROOT, "dist", "test", "helpers", "module-recorder.js")).href;
+
+/** Packages an idle server must not hold: each is loaded by the first request that needs it. */
+const LOADED_ON_FIRST_USE = [
+  "koa-body",
+  "zod",
+  "co-body",
+  "formidable",
+  "re2js",
+  "sanitize-html",
+  "markdown-it",
+  "sharp",
+  "file-type",
+  "inquirer",
+];
+const packagesIn = (log: string) =>
+  new Set(LOADED_ON_FIRST_USE.filter((name) => log.includes(`/node_modules/${name}/`)));
+
+describe("start-up memory: what loads on first use", function () {
+  this.timeout(60_000);
+  let dataDir: string;
+  let owner: InitResult;
+  let server: ServerProcess;
+  let moduleLog: string;
+
+  before(async function () {
+    dataDir = mkdtempSync(join(tmpdir(), "chatd-lazy-"));
+    owner = initDataDir(dataDir);
+    moduleLog = join(dataDir, "modules.log");
+    server = await startServerProcess(dataDir, {
+      env: {
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${RECORDER}`,
+        CHATD_TEST_MODULE_LOG: moduleLog,
+      },
+    });
+  });
+  after(async function () {
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${server.url}/api/v1${path}`, {
+      ...init,
+      headers: { ...basicAuth(owner.email, owner.api_key), ...(init.headers as Record<string, string>) },
+    });
+
+  it("serves its first requests without the rarely used packages, then loads each on first use", async function () {
+    expect((await api("/users/me")).status).to.equal(200);
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const registered = await api("/register", { method: "POST", headers: form, body: "" });
+    expect(registered.status).to.equal(200);
+    expect([...packagesIn(readFileSync(moduleLog, "utf8"))]).to.deep.equal([]);
+
+    // A multipart body: formidable, and a correct answer from the first one.
+    const fields = new FormData();
+    fields.append("content", "first");
+    const rendered = await api("/messages/render", { method: "POST", body: fields });
+    expect(await rendered.json()).to.include({ result: "success", rendered: "<p>first</p>" });
+    // A linkifier: re2js compiles its pattern, and refuses what RE2 refuses.
+    const body = new URLSearchParams({ pattern: "#(?P<id>[0-9]+)", url_template: "https://x.test/{id}" });
+    expect((await api("/realm/filters", { method: "POST", headers: form, body })).status).to.equal(200);
+    const bad = new URLSearchParams({ pattern: "(?=x)(?P<id>y)", url_template: "https://x.test/{id}" });
+    expect((await api("/realm/filters", { method: "POST", headers: form, body: bad })).status).to.equal(400);
+
+    const loaded = packagesIn(readFileSync(moduleLog, "utf8"));
+    expect(loaded.has("formidable") && loaded.has("re2js"), [...loaded].join()).to.equal(true);
+  });
+});
+
+describe("start-up memory: the young generation", function () {
+  this.timeout(30_000);
+  const MODULE = pathToFileURL(join(ROOT, "dist", "src", "cli", "young-generation.js")).href;
+
+  /** The young generation's size (MB) after start-up-like allocation, then after more once released. */
+  function sizes(nodeArgs: string[]): [number, number] {
+    const script = `
+      import { getHeapSpaceStatistics } from "node:v8";
+      import { holdDuringStartup, releaseAfterStartup } from ${JSON.stringify(MODULE)};
+      holdDuringStartup();
+      const kept = [];
+      const allocate = () => { for (let i = 0; i < 400000; i++) kept.push({ i, s: "x" + i }); };
+      const young = () => getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size / 1048576;
+      allocate();
+      const during = young();
+      releaseAfterStartup();
+      allocate();
+      console.log(JSON.stringify([during, young()]));`;
+    const res = spawnSync(process.execPath, [...nodeArgs, "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    if (res.status !== 0) throw new Error(res.stderr);
+    return JSON.parse(res.stdout) as [number, number];
+  }
+
+  it("stays at its initial size during start-up and grows as usual afterwards", function () {
+    const [during, after] = sizes([]);
+    expect(during).to.be.at.most(2);
+    expect(after).to.be.greaterThan(during);
+  });
+
+  it("leaves an operator's own growth setting alone", function () {
+    const [during] = sizes(["--semi-space-growth-factor=2"]);
+    expect(during).to.be.greaterThan(2);
+  });
+});
