@@ -39,7 +39,10 @@ export function bodyParser(limitBytes: number, maxConcurrent: number): Middlewar
     try {
       await gate.run(async () => {
         const parsed = await parseBody(ctx, limitBytes);
-        if (parsed) (ctx as WithBody)[PARSED] = parsed;
+        if (parsed) {
+          (ctx as WithBody)[PARSED] = parsed;
+          (ctx.request as { body?: unknown }).body = koaBodyShape(parsed);
+        }
       });
     } catch (err) {
       drainRequest(ctx.req);
@@ -81,6 +84,25 @@ async function parseMultipart(
   });
   const [fields] = await form.parse(ctx.req);
   return fields;
+}
+
+/**
+ * `ctx.request.body` as koa-body left it (endpoint.ts reads `client` there): a repeated
+ * form or multipart field is a list, a single one its string.
+ */
+function koaBodyShape(body: ParsedBody): unknown {
+  if (body.kind === "json") return body.value;
+  const shaped: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
+  if (body.kind === "multipart") {
+    for (const [key, values] of Object.entries(body.fields))
+      if (values) shaped[key] = values.length === 1 ? values[0]! : values;
+    return shaped;
+  }
+  for (const [key, value] of new URLSearchParams(body.text)) {
+    const seen = shaped[key];
+    shaped[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+  }
+  return shaped;
 }
 
 /** JSON.parse that refuses a `__proto__` key anywhere, as @hapi/bourne does. */
