@@ -3,6 +3,7 @@ import type { App } from "../app.js";
 import { notifyBotOwner, sendWebhookMessage } from "../actions/incoming-webhook.js";
 import { authenticate, authenticateApiKey } from "../http/auth.js";
 import { countingFailures, routeNotFound, type Endpoint } from "../http/endpoint.js";
+import { koaExchange } from "../http/exchange.js";
 import { JsonableError, badRequest, missingArgument } from "../errors.js";
 import { findIntegration, type IncomingWebhookIntegration } from "../lib/integrations.js";
 import { malformedJson } from "../lib/integrations/errors.js";
@@ -122,7 +123,7 @@ async function handle(app: App, ctx: Context, integration: IncomingWebhookIntegr
   const header = ctx.get("authorization");
   const options = { allowIncomingWebhookBots: true };
   if (apiKey === undefined && !header) throw missingArgument("api_key");
-  const { user, realm } = await countingFailures(app, ctx, () =>
+  const { user, realm } = await countingFailures(app, koaExchange(ctx), () =>
     apiKey !== undefined
       ? authenticateApiKey(app, apiKey, null, options)
       : authenticate(app, header, options),

@@ -184,22 +184,23 @@ async function authenticateCounted(
   exchange: Exchange,
   options: Parameters<typeof authenticate>[2],
 ): ReturnType<typeof authenticate> {
+  return countingFailures(app, exchange, () =>
+    authenticate(app, exchange.header("authorization") || undefined, options),
+  );
+}
+
+/** Runs an authentication; its failure counts against the client IP (see above). */
+export async function countingFailures<T>(
+  app: App,
+  exchange: Pick<Exchange, "req" | "setHeaders">,
+  auth: () => Promise<T>,
+): Promise<T> {
   try {
-    return await authenticate(app, exchange.header("authorization") || undefined, options);
+    return await auth();
   } catch (err) {
     if (err instanceof JsonableError) {
       exchange.setHeaders(app.rateLimits.enforce("api_by_ip", app.clientIp(exchange.req)));
     }
-    throw err;
-  }
-}
-
-/** Runs an authentication; its failure counts against the client IP (see above). */
-export async function countingFailures<T>(app: App, ctx: Context, auth: () => Promise<T>): Promise<T> {
-  try {
-    return await auth();
-  } catch (err) {
-    if (err instanceof JsonableError) ctx.set(app.rateLimits.enforce("api_by_ip", app.clientIp(ctx.req)));
     throw err;
   }
 }
