@@ -72,8 +72,10 @@ async function recipientIdFor(tx: Tx, realmId: number, recipient: MessageRecipie
 }
 
 /**
- * Each recipient's event extra, `{ flags }`, shared (frozen) by every recipient with the
- * same flag bits: a send to many recipients builds a handful of them, not one per user.
+ * Each recipient's event extra, `{ flags }`, shared by every recipient with the same flag
+ * bits: a send to many recipients builds a handful of them, not one per user. The flags
+ * array is frozen; the object is not (V8 copies frozen objects slowly, and messageFlavour
+ * spreads it into every queue's event), and nothing writes to it.
  */
 const flagsExtras = new Map<number, Readonly<Record<string, unknown>>>();
 function flagsExtra(bits: number): Readonly<Record<string, unknown>> {
