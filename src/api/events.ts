@@ -3,6 +3,7 @@ import { checkEventNarrow } from "../lib/narrow/event-filter.js";
 import { fetchInitialState } from "../queries/register.js";
 import { isGuestRole } from "../world/roles.js";
 import { CLIENT_CAPABILITIES, type QueueOptions } from "../events/types.js";
+import type { QueuedEvent } from "../events/queue.js";
 import { encodeEvents } from "../events/wire-json.js";
 import { defineEndpoint } from "../http/endpoint.js";
 import { check, p, type Check } from "../params.js";
@@ -140,8 +141,22 @@ export const getEvents = defineEndpoint({
   },
   async handler({ app, user, params, request }) {
     const queue = await app.events.openQueue(params.queue_id, user.id);
-    const events = await app.events.poll(queue, params.last_event_id, params.dont_block, request.signal);
-    return { events: encodeEvents(events), queue_id: queue.id };
+    const polled = app.events.poll(queue, params.last_event_id, params.dont_block);
+    const answer = (events: QueuedEvent[]) => ({ events: encodeEvents(events), queue_id: queue.id });
+    if (params.dont_block) return polled.then(answer);
+    // A client that leaves ends its wait (the poll is answered, to nobody). Chained rather
+    // than awaited: a parked poll then holds no suspended frame of this handler.
+    const stop = request.whenGone(() => queue.finishWait([]));
+    return polled.then(
+      (events) => {
+        stop();
+        return answer(events);
+      },
+      (err: unknown) => {
+        stop();
+        throw err;
+      },
+    );
   },
 });
 

@@ -13,6 +13,9 @@ const UNUSUAL_URL = /[\t\n\f\r #\u00a0\ufeff]/;
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
+/** A body assembled from parts is copied into one buffer up to this size, else written part by part. */
+export const JOIN_UP_TO_BYTES = 16 * 1024;
+
 export type PlainHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | null;
 
 /**
@@ -77,6 +80,12 @@ function send(res: ServerResponse, status: number, body: Record<string, unknown>
   let length = 0;
   for (const part of encoded) length += part.length;
   res.setHeader("Content-Length", length);
+  if (length <= JOIN_UP_TO_BYTES) {
+    // One small buffer: a write per part cost more (each its own queued write, all in a
+    // writev) than copying a few KB, as a poll's answer with one message event is.
+    res.end(Buffer.concat(encoded, length));
+    return;
+  }
   // The first write corks the socket until the next tick: the parts go out in one writev.
   for (let i = 0; i < encoded.length - 1; i++) res.write(encoded[i]);
   res.end(encoded[encoded.length - 1]);

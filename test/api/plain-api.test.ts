@@ -2,11 +2,13 @@ import { expect } from "chai";
 import { createServer, IncomingMessage, ServerResponse, type Server } from "node:http";
 import { connect, Socket, type AddressInfo } from "node:net";
 import { ENDPOINTS } from "../../src/api/index.js";
-import { plainApi } from "../../src/http/plain-api.js";
+import { JOIN_UP_TO_BYTES, plainApi } from "../../src/http/plain-api.js";
 import { Router } from "../../src/http/router.js";
 import { createLogger } from "../../src/logger.js";
 import { createKoaHandler } from "../../src/server/koa-app.js";
+import { register } from "../helpers/events.js";
 import type { TestRealm, TestUser } from "../helpers/factories.js";
+import { sendDirect } from "../helpers/message-send.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 /** One request over its own connection; the raw response, as sent. */
@@ -92,6 +94,25 @@ describe("API requests without a body over plain Node", function () {
         .split("\n");
       expect(lines[0], line).to.equal(lines[1]);
     }
+  });
+
+  it("answers GET /events with message events byte for byte as Koa does, small and large", async function () {
+    const { hamlet, othello } = realm.users;
+    const auth = { authorization: basic(hamlet!) };
+    const queueId = (await register(hamlet!.client, { event_types: ["message"] })).queue_id as string;
+    // Not acknowledged: both requests get the same events.
+    const line = `GET /api/v1/events?queue_id=${encodeURIComponent(queueId)}&dont_block=true`;
+    await sendDirect(othello!, [hamlet!], "small: one buffer");
+    const small = await both(line, auth);
+    expect(comparable(small.plain)).to.equal(comparable(small.byKoa));
+    // Bodies past JOIN_UP_TO_BYTES go out part by part (the shared message bytes uncopied).
+    for (let i = 0; i < 3; i++) await sendDirect(othello!, [hamlet!], `large ${i} ${"word ".repeat(1900)}`);
+    const large = await both(line, auth);
+    expect(comparable(large.plain)).to.equal(comparable(large.byKoa));
+    const length = Number(/\r\nContent-Length: (\d+)/.exec(large.plain)?.[1]);
+    expect(length).to.be.above(JOIN_UP_TO_BYTES);
+    const body = JSON.parse(large.plain.slice(large.plain.indexOf("\r\n\r\n") + 4)) as { events: unknown[] };
+    expect(body.events).to.have.lengthOf(4);
   });
 
   it("answers a bug with the same bare 500, logged the same", async function () {

@@ -4,7 +4,8 @@
 //  - baseline: against the bare long-poll server (GET /poll, POST /fire with the payload
 //    size to send, as chatd's event responses measured);
 //  - chatd: N registered queues (given), GET /events; the trigger is a chatd request;
-//  - hold: park N chatd long-polls and keep them until SIGTERM (memory measurement);
+//  - hold: park N chatd long-polls (one raw connection each) and keep them until SIGTERM
+//    (memory measurement);
 //  - follow: keep N chatd queues polling (as live clients do) until SIGTERM, then print
 //    how many events they received.
 // In both measured modes a receipt is handled the same way (the body read and parsed, its
@@ -75,7 +76,7 @@ const lastEventIds = new Map<string, number>(
 /** The size of an event-carrying body received (chatd's, for the baseline to match). */
 let eventBodyBytes = 0;
 
-/** Parks one poll (hold and follow modes); resolves with the receipt time of its first non-heartbeat event, or null. */
+/** Parks one poll (follow mode); resolves with the receipt time of its first non-heartbeat event, or null. */
 async function park(i: number): Promise<number | null> {
   const queue = input.mode === "baseline" ? null : input.queues![i % input.queues!.length]!;
   for (;;) {
@@ -132,15 +133,6 @@ if (input.mode === "follow") {
   await new Promise<void>((r) => process.once("SIGTERM", () => r()));
   stopping = true;
   process.stdout.write(`${JSON.stringify({ received })}\n`);
-  process.exit(0);
-}
-
-if (input.mode === "hold") {
-  const pending = Array.from({ length: input.n }, (_, i) => park(i).catch(() => null));
-  void pending;
-  await new Promise((r) => setTimeout(r, 2000));
-  process.stdout.write(`${JSON.stringify({ parked: input.n })}\n`);
-  await new Promise<void>((r) => process.once("SIGTERM", () => r()));
   process.exit(0);
 }
 
@@ -210,6 +202,16 @@ async function drainQueues(): Promise<void> {
 }
 
 await connectAll();
+if (input.mode === "hold") {
+  // Connected a hundred at a time (connectAll): opened all at once, most would wait out
+  // SYN retries past the listen backlog, and the memory measured would miss them.
+  const parked = Array.from({ length: input.n }, (_, i) => parkTimed(i));
+  void parked;
+  await new Promise((r) => setTimeout(r, Math.max(2000, input.n / 2)));
+  process.stdout.write(`${JSON.stringify({ parked: input.n })}\n`);
+  await new Promise<void>((r) => process.once("SIGTERM", () => r()));
+  process.exit(0);
+}
 if (input.mode === "chatd") await drainQueues();
 const latencies: number[] = [];
 const triggerMs: number[] = [];
