@@ -110,6 +110,8 @@ class PlainExchange implements Exchange {
   params(): Map<string, string> {
     const params = new Map<string, string>();
     if (this.query !== "") for (const [key, value] of this.searchParams()) params.set(key, value);
+    // Read once per request: a parked long-poll need not keep the parsed query as well.
+    this.search = null;
     return params;
   }
 
