@@ -30,6 +30,9 @@ const LOADED_ON_FIRST_USE = [
 ];
 const packagesIn = (log: string) =>
   new Set(LOADED_ON_FIRST_USE.filter((name) => log.includes(`/node_modules/${name}/`)));
+/** Endpoint modules (src/api/) loaded so far, by file name. */
+const endpointModulesIn = (log: string) =>
+  new Set([...log.matchAll(/\/dist\/src\/api\/([\w-]+)\.js/g)].map((m) => m[1]!));
 
 describe("start-up memory: what loads on first use", function () {
   this.timeout(60_000);
@@ -60,6 +63,15 @@ describe("start-up memory: what loads on first use", function () {
       headers: { ...basicAuth(owner.email, owner.api_key), ...(init.headers as Record<string, string>) },
     });
 
+  it("answers reads over plain Node: no Koa, and only the endpoint modules it served", async function () {
+    expect((await fetch(`${server.url}/api/v1/server_settings`)).status).to.equal(200);
+    const me = await api("/users/me");
+    expect(await me.json()).to.include({ result: "success", email: owner.email });
+    const log = readFileSync(moduleLog, "utf8");
+    expect(log.includes("/node_modules/koa/"), "koa loaded").to.equal(false);
+    expect([...endpointModulesIn(log)].sort()).to.deep.equal(["index", "server-settings", "users"]);
+  });
+
   it("serves its first requests without the rarely used packages, then loads each on first use", async function () {
     expect((await api("/users/me")).status).to.equal(200);
     const form = { "content-type": "application/x-www-form-urlencoded" };
@@ -80,6 +92,22 @@ describe("start-up memory: what loads on first use", function () {
 
     const loaded = packagesIn(readFileSync(moduleLog, "utf8"));
     expect(loaded.has("formidable") && loaded.has("re2js"), [...loaded].join()).to.equal(true);
+  });
+
+  it("sends, and answers 404 and 405, through the Koa and endpoint modules loaded on first use", async function () {
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const sent = await api("/messages", {
+      method: "POST",
+      headers: form,
+      body: new URLSearchParams({ type: "stream", to: "general", topic: "lazy", content: "first send" }),
+    });
+    expect(await sent.json()).to.include({ result: "success" });
+    // Koa's own answers too: a path no endpoint serves, and a method the path does not take.
+    expect((await api("/no/such/path", { method: "POST" })).status).to.equal(404);
+    expect((await api("/server_settings", { method: "DELETE" })).status).to.equal(405);
+    const log = readFileSync(moduleLog, "utf8");
+    expect(log.includes("/node_modules/koa/"), "koa loaded").to.equal(true);
+    expect(endpointModulesIn(log).has("message-send")).to.equal(true);
   });
 });
 
