@@ -142,6 +142,30 @@ describe("start-up memory: the young generation", function () {
     expect(after).to.be.greaterThan(during);
   });
 
+  it("a server keeps it held while idle, and releases it once scavenges show load", function () {
+    const script = `
+      import { getHeapSpaceStatistics } from "node:v8";
+      import { holdDuringStartup, releaseWhenBusy } from ${JSON.stringify(MODULE)};
+      holdDuringStartup();
+      const young = () => getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size / 1048576;
+      const kept = [];
+      const allocate = (n) => { for (let i = 0; i < n; i++) kept.push({ i, s: "x" + i }); };
+      const tick = () => new Promise((r) => setImmediate(r));
+      allocate(400000);
+      releaseWhenBusy();
+      // Idle: a little work now and then.
+      for (let i = 0; i < 5; i++) { allocate(2000); await new Promise((r) => setTimeout(r, 200)); }
+      const idle = young();
+      // Busy: allocation that keeps the scavenger running.
+      for (let i = 0; i < 40; i++) { allocate(50000); await tick(); }
+      console.log(JSON.stringify([idle, young()]));`;
+    const res = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    if (res.status !== 0) throw new Error(res.stderr);
+    const [idle, busy] = JSON.parse(res.stdout) as [number, number];
+    expect(idle).to.be.at.most(2);
+    expect(busy).to.be.greaterThan(idle);
+  });
+
   it("leaves an operator's own growth setting alone", function () {
     const [during] = sizes(["--semi-space-growth-factor=2"]);
     expect(during).to.be.greaterThan(2);
