@@ -70,6 +70,9 @@ describe("start-up memory: what loads on first use", function () {
     const log = readFileSync(moduleLog, "utf8");
     expect(log.includes("/node_modules/koa/"), "koa loaded").to.equal(false);
     expect([...endpointModulesIn(log)].sort()).to.deep.equal(["index", "server-settings", "users"]);
+    // What only admin commands run (cli/commands/*.ts load it when they run).
+    const commandsOnly = ["cli/db-copy/copy", "db/sqlite-backup", "lib/uploads/backup", "actions/bot-create"];
+    expect(commandsOnly.filter((name) => log.includes(`/dist/src/${name}.js`))).to.deep.equal([]);
   });
 
   it("serves its first requests without the rarely used packages, then loads each on first use", async function () {
