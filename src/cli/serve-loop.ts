@@ -10,7 +10,7 @@ import { prepareDataDir } from "./context.js";
 import { failureWhile } from "./failures.js";
 import { CliFailure } from "./output.js";
 import { isClusterWorker, refuseSqliteWorkers, runPrimary, runWorker } from "./cluster.js";
-import { releaseAfterStartup } from "./young-generation.js";
+import { releaseAfterStartup, releaseWhenBusy } from "./young-generation.js";
 
 /**
  * Runs the server: prepares the data directory, takes the server lock, opens the
@@ -120,7 +120,7 @@ async function serveUntilSignal(app: App): Promise<void> {
     await closeApp(app, { saveQueues: true }).catch(() => closeApp(app));
     throw listenFailure(app.config, err);
   }
-  releaseAfterStartup();
+  releaseWhenBusy();
   app.logger.info(
     `chatd listening on http://${app.config.host}:${running.port} (realm ${realmUrl(app.config)})`,
   );

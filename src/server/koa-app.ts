@@ -6,7 +6,7 @@ import { ENDPOINTS } from "../api/index.js";
 import { bodyParser } from "../http/body.js";
 import { routeNotFound } from "../http/endpoint.js";
 import { failure, logRequest } from "../http/outcome.js";
-import { API_PREFIX, plainApi } from "../http/plain-api.js";
+import { API_PREFIX } from "../http/plain-api.js";
 import { Router, type Resolution } from "../http/router.js";
 import { homePage } from "./home-page.js";
 import { staticFiles } from "./static-files.js";
@@ -15,15 +15,12 @@ import { userUploads } from "./user-uploads.js";
 /** GET and HEAD carry no body: the parser's content-type checks are skipped entirely. */
 const hasBody = (method: string) => method !== "GET" && method !== "HEAD";
 
-/**
- * Every request's handler: API requests without a body are answered over plain Node
- * (http/plain-api.ts), all others by Koa (below), both from one route table.
- */
-export function createRequestHandler(app: App): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  const router = new Router(ENDPOINTS);
-  const plain = plainApi(app, router);
-  const koa = createHttpApp(app, router).callback();
-  return (req, res) => plain(req, res) ?? koa(req, res);
+/** Koa's handler for the requests the plain path leaves to it (request-handler.ts). */
+export function createKoaApp(
+  app: App,
+  router: Router,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return createHttpApp(app, router).callback();
 }
 
 /** Koa alone for every request: the tests check the plain path answers as it does. */

@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { App } from "../app.js";
 import { answerClientErrors } from "./client-errors.js";
-import { createRequestHandler } from "./koa-app.js";
+import { createRequestHandler } from "./request-handler.js";
 
 export interface RunningServer {
   readonly server: Server;

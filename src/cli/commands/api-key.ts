@@ -1,8 +1,10 @@
 import { Command } from "commander";
-import { checkIssueApiKey } from "../../actions/api-keys.js";
 import { configFor, withApp } from "../context.js";
 import { printJson, printLine } from "../output.js";
 import { requireRealm, userFromFlagOrAsk } from "../realm.js";
+
+// Loaded when the command runs: a server never needs them (test/cli/lazy-loading.test.ts).
+const apiKeysActions = () => import("../../actions/api-keys.js");
 
 interface ApiKeyOptions {
   email?: string;
@@ -23,7 +25,9 @@ export const apiKeyCommand = new Command("api-key")
       async (app) => {
         const realm = await requireRealm(app);
         const user = await userFromFlagOrAsk(opts, app.config, realm, opts.email);
-        const { key, revoked } = await checkIssueApiKey(app, realm.id, user.id, {
+        const { key, revoked } = await (
+          await apiKeysActions()
+        ).checkIssueApiKey(app, realm.id, user.id, {
           revokeAll: opts.revokeAll === true,
           label: "chatd api-key",
         });

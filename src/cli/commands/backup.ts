@@ -4,14 +4,16 @@ import { Command } from "commander";
 import { SETTINGS_FILE_NAME } from "../../config.js";
 import { createKnex, usesPostgres } from "../../db/knex.js";
 import { preparePrivateFile, PRIVATE_FILE_MODE } from "../../db/private-files.js";
-import { backupDatabase } from "../../db/sqlite-backup.js";
-import { LocalBlobStore } from "../../lib/storage/local.js";
 import { uploadsDir } from "../../lib/storage/paths.js";
-import { backupBlobs } from "../../lib/uploads/backup.js";
 import { configFor, requireDatabase, withApp } from "../context.js";
 import { requireRealm } from "../realm.js";
 import { failureWhile } from "../failures.js";
 import { CliError, printJson, printLine } from "../output.js";
+
+// Loaded when the command runs: a server never needs them (test/cli/lazy-loading.test.ts).
+const sqliteBackupDb = () => import("../../db/sqlite-backup.js");
+const localStorage = () => import("../../lib/storage/local.js");
+const backupUploads = () => import("../../lib/uploads/backup.js");
 
 /** Where the copy of settings.json goes: beside the database copy, named after it. */
 export const settingsBackupPath = (target: string) => `${target}.settings.json`;
@@ -57,18 +59,20 @@ export const backupCommand = new Command("backup")
     } catch (err) {
       throw failureWhile(`creating ${target}`, err);
     }
-    const store = existsSync(uploadsDir(config)) ? new LocalBlobStore(uploadsDir(config)) : null;
+    const store = existsSync(uploadsDir(config))
+      ? new (await localStorage()).LocalBlobStore(uploadsDir(config))
+      : null;
     const knex = createKnex(config);
     let copied = 0;
     const resume = store ? await store.pauseDeletions() : null;
     try {
-      await backupDatabase(knex, target);
+      await (await sqliteBackupDb()).backupDatabase(knex, target);
       if (settingsTarget !== null) {
         copyFileSync(settings, settingsTarget, constants.COPYFILE_EXCL);
         preparePrivateFile(settingsTarget, false);
       }
       if (store) {
-        const result = await backupBlobs(knex, store, target, uploadsTarget);
+        const result = await (await backupUploads()).backupBlobs(knex, store, target, uploadsTarget);
         copied = result.copied;
         if (result.missing.length > 0) {
           process.stderr.write(

@@ -1,11 +1,7 @@
 import { Command } from "commander";
 import type { App } from "../../app.js";
-import { checkCreateBot } from "../../actions/bot-create.js";
-import { checkDeactivateBot, checkRegenerateBotApiKey } from "../../actions/bots.js";
 import { realmUrl } from "../../config.js";
 import { bool, type UserRow } from "../../db/rows.js";
-import { checkServiceUrl } from "../../lib/bots.js";
-import { loadBotRecords } from "../../queries/realm-bots.js";
 import { BOT_TYPE, SERVICE_INTERFACE } from "../../world/bots.js";
 import type { RealmSnapshot } from "../../world/realm.js";
 import { configFor, withApp } from "../context.js";
@@ -13,6 +9,12 @@ import { zuliprc } from "../next-steps.js";
 import { CliError, formatTable, note, printJson, printLine } from "../output.js";
 import { valueOrAsk, type PromptOptions } from "../prompts.js";
 import { requireOperatorOwner, requireRealm, requireUserByEmail } from "../realm.js";
+
+// Loaded when the command runs: a server never needs them (test/cli/lazy-loading.test.ts).
+const botCreateActions = () => import("../../actions/bot-create.js");
+const botsActions = () => import("../../actions/bots.js");
+const botsLib = () => import("../../lib/bots.js");
+const realmBotsQueries = () => import("../../queries/realm-bots.js");
 
 /**
  * `chatd bot ...`: bots through the API's actions and rules. `create` acts as the bot's
@@ -109,12 +111,14 @@ const createCommand = new Command("create")
       const fullName = await valueOrAsk(opts, opts.fullName, "--full-name", "Bot's full name");
       const payloadUrl =
         botType === BOT_TYPE.OUTGOING_WEBHOOK
-          ? checkServiceUrl(
+          ? (await botsLib()).checkServiceUrl(
               await valueOrAsk(opts, opts.payloadUrl, "--payload-url", "Payload URL"),
               "payload_url",
             )
           : "";
-      const { bot, apiKey } = await checkCreateBot(
+      const { bot, apiKey } = await (
+        await botCreateActions()
+      ).checkCreateBot(
         app,
         owner,
         {
@@ -152,8 +156,8 @@ const createCommand = new Command("create")
   });
 
 /** Every bot of the realm as register's realm_bots describes bots (api_key is never kept). */
-const botRecords = (app: App, realm: RealmSnapshot) =>
-  loadBotRecords(
+const botRecords = async (app: App, realm: RealmSnapshot) =>
+  (await realmBotsQueries()).loadBotRecords(
     app,
     app.knex,
     realm.id,
@@ -203,7 +207,7 @@ const deactivateCommand = new Command("deactivate")
     await withApp(configFor(cmd), async (app) => {
       const realm = await requireRealm(app);
       const bot = await botFromOptions(app, realm, opts);
-      await checkDeactivateBot(app, "operator", realm.id, bot.id);
+      await (await botsActions()).checkDeactivateBot(app, "operator", realm.id, bot.id);
       const after = (await app.realms.get(app.knex, realm.id)).user(bot.id)!;
       if (opts.json) printJson(summary(after));
       else printLine(`deactivated ${after.email}`);
@@ -225,13 +229,9 @@ const apiKeyCommand = new Command("api-key")
     await withApp(configFor(cmd), async (app) => {
       const realm = await requireRealm(app);
       const bot = await botFromOptions(app, realm, opts);
-      const { apiKey } = await checkRegenerateBotApiKey(
-        app,
-        "operator",
-        realm.id,
-        bot.id,
-        "chatd bot api-key",
-      );
+      const { apiKey } = await (
+        await botsActions()
+      ).checkRegenerateBotApiKey(app, "operator", realm.id, bot.id, "chatd bot api-key");
       const site = siteFor(app, opts);
       if (opts.json) printJson({ user_id: bot.id, email: bot.email, api_key: apiKey, site });
       else if (opts.zuliprc) printLine(zuliprc(bot.email, apiKey, site));

@@ -1,7 +1,5 @@
 import { Command } from "commander";
 import type { App } from "../../app.js";
-import { checkCreateChannel } from "../../actions/channel-create.js";
-import { checkArchiveChannel } from "../../actions/channel-update.js";
 import type { Config } from "../../config.js";
 import type { ChannelRow } from "../../db/channel-rows.js";
 import { bool, type UserRow } from "../../db/rows.js";
@@ -14,6 +12,10 @@ import { configFor, withApp } from "../context.js";
 import { CliError, formatTable, printJson, printLine } from "../output.js";
 import { canPrompt, valueOrAsk, type PromptOptions } from "../prompts.js";
 import { requireOperatorOwner, requireRealm, requireUserByEmail } from "../realm.js";
+
+// Loaded when the command runs: a server never needs them (test/cli/lazy-loading.test.ts).
+const channelCreateActions = () => import("../../actions/channel-create.js");
+const channelUpdateActions = () => import("../../actions/channel-update.js");
 
 /**
  * `chatd channel ...`: channels through the API's actions and rules (POST /channels/create,
@@ -88,7 +90,9 @@ const createCommand = new Command("create")
           (canPrompt(opts)
             ? await valueOrAsk(opts, undefined, "--description", "Description (optional)")
             : "");
-        const id = await checkCreateChannel(app, owner, {
+        const id = await (
+          await channelCreateActions()
+        ).checkCreateChannel(app, owner, {
           name,
           description,
           subscribers: subscribersFrom(app.config, realm, opts.subscribers).map((u) => u.id),
@@ -169,7 +173,7 @@ const archiveCommand = new Command("archive")
           return value;
         });
         const channel = find(name);
-        await checkArchiveChannel(app, owner, channel.id);
+        await (await channelUpdateActions()).checkArchiveChannel(app, owner, channel.id);
         const after = await channelsOf(app, realm);
         if (opts.json) printJson(channelRecord(realm, after, after.channel(channel.id)!));
         else printLine(`archived channel #${channel.name}`);

@@ -4,12 +4,15 @@ import { createKnex, usesPostgres } from "../../db/knex.js";
 import { migrateLatest } from "../../db/migrate.js";
 import { lockDataDir } from "../../db/server-lock.js";
 import { configFor, requireDatabase } from "../context.js";
-import { copyTables } from "../db-copy/copy.js";
-import { progressReporter } from "../db-copy/progress.js";
-import { plannedTables, whyNotEmpty } from "../db-copy/tables.js";
-import { verifyTables, type TableCheck } from "../db-copy/verify.js";
+import type { TableCheck } from "../db-copy/verify.js";
 import { failureWhile } from "../failures.js";
 import { CliError, CliFailure, note, printJson, printLine } from "../output.js";
+
+// Loaded when the command runs: a server never needs them (test/cli/lazy-loading.test.ts).
+const copyDbCopy = () => import("../db-copy/copy.js");
+const progressDbCopy = () => import("../db-copy/progress.js");
+const tablesDbCopy = () => import("../db-copy/tables.js");
+const verifyDbCopy = () => import("../db-copy/verify.js");
 
 function printChecks(checks: readonly TableCheck[]): void {
   const width = Math.max(5, ...checks.map((c) => c.table.length));
@@ -49,15 +52,17 @@ const copyCommand = new Command("copy")
     const target = createKnex({ ...config, database_url: opts.to });
     let checks: TableCheck[];
     try {
-      const why = await whyNotEmpty(target);
+      const why = await (await tablesDbCopy()).whyNotEmpty(target);
       if (why !== null) throw new CliError(`${shown} is not empty (${why}): copy into an empty database`);
       await migrateLatest(source);
       await migrateLatest(target);
-      const tables = await plannedTables(source, target);
+      const tables = await (await tablesDbCopy()).plannedTables(source, target);
       if (!opts.json) note(`copying ${config.data_dir} to ${shown}`);
-      await copyTables(source, target, tables, progressReporter());
+      await (
+        await copyDbCopy()
+      ).copyTables(source, target, tables, (await progressDbCopy()).progressReporter());
       if (!opts.json) note("verifying");
-      checks = await verifyTables(source, target, tables);
+      checks = await (await verifyDbCopy()).verifyTables(source, target, tables);
     } catch (err) {
       throw failureWhile(`copying to ${shown}`, err);
     } finally {

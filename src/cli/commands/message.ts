@@ -1,12 +1,14 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
-import { checkSendMessage } from "../../actions/message-send.js";
 import type { Config } from "../../config.js";
 import type { UserRow } from "../../db/rows.js";
 import type { RealmSnapshot } from "../../world/realm.js";
 import { configFor, withApp } from "../context.js";
 import { CliError, printJson, printLine } from "../output.js";
 import { requireRealm, requireUserByEmail } from "../realm.js";
+
+// Loaded when the command runs: a server never needs them (test/cli/lazy-loading.test.ts).
+const messageSendActions = () => import("../../actions/message-send.js");
 
 interface SendOptions {
   channel?: string;
@@ -44,7 +46,9 @@ const sendCommand = new Command("send")
       async (app) => {
         const realm = await requireRealm(app);
         const sender = senderFor(app.config, realm, opts.sender);
-        const id = await checkSendMessage(app, sender, {
+        const id = await (
+          await messageSendActions()
+        ).checkSendMessage(app, sender, {
           ...(opts.channel !== undefined
             ? { type: "stream", to: opts.channel, topic: opts.topic }
             : { type: "private", to: opts.to }),

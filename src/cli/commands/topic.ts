@@ -1,12 +1,14 @@
 import chalk from "chalk";
 import { Command } from "commander";
-import { deleteTopicRound } from "../../actions/message-delete.js";
 import { bool } from "../../db/rows.js";
-import { countTopicMessages } from "../../queries/topics.js";
 import { isOwnerRole } from "../../world/roles.js";
 import { configFor, withApp } from "../context.js";
 import { CliError, printJson, printLine } from "../output.js";
 import { requireRealm } from "../realm.js";
+
+// Loaded when the command runs: a server never needs them (test/cli/lazy-loading.test.ts).
+const messageDeleteActions = () => import("../../actions/message-delete.js");
+const topicsQueries = () => import("../../queries/topics.js");
 
 interface DeleteOptions {
   channel: string;
@@ -36,12 +38,14 @@ const deleteCommand = new Command("delete")
         if (!owner) throw new CliError("this realm has no active owner");
         const channel = (await app.channels.get(app.knex, realm.id)).channelByName(opts.channel);
         if (!channel) throw new CliError(`no channel named ${opts.channel}`);
-        const total = await countTopicMessages(app.knex, channel.id, opts.topic);
+        const total = await (await topicsQueries()).countTopicMessages(app.knex, channel.id, opts.topic);
         let deleted = 0;
         const interactive = process.stderr.isTTY && !opts.json;
         for (;;) {
           // One batch per round, so the bar moves with every committed batch.
-          const round = await deleteTopicRound(app, realm, owner, channel.id, opts.topic, 0);
+          const round = await (
+            await messageDeleteActions()
+          ).deleteTopicRound(app, realm, owner, channel.id, opts.topic, 0);
           deleted += round.deleted;
           if (interactive) process.stderr.write(`\r${progressBar(deleted, total)}`);
           if (round.complete) break;

@@ -1,22 +1,18 @@
 import { Command } from "commander";
 import type { App } from "../../app.js";
-import {
-  checkCreateUser,
-  checkDeactivateUser,
-  checkReactivateUser,
-  checkSetPassword,
-  checkUpdateUser,
-} from "../../actions/users.js";
 import { bool, type UserRow } from "../../db/rows.js";
-import { profileDataByUser } from "../../lib/custom-profile-fields.js";
 import type { RealmSnapshot } from "../../world/realm.js";
 import { roleName } from "../../world/roles.js";
-import { isoMinutes, presentUser } from "../../presenters/users.js";
 import { checkEmail, checkFullName, checkPassword, checkRoleName, parseRole, ROLE_NAMES } from "../checks.js";
 import { configFor, withApp } from "../context.js";
 import { formatTable, printJson, printLine } from "../output.js";
 import { valueOrAsk, type PromptOptions } from "../prompts.js";
 import { requireRealm, userFromFlagOrAsk } from "../realm.js";
+
+// Loaded when the command runs: a server never needs them (test/cli/lazy-loading.test.ts).
+const usersActions = () => import("../../actions/users.js");
+const customProfileFieldsLib = () => import("../../lib/custom-profile-fields.js");
+const usersPresenters = () => import("../../presenters/users.js");
 
 /**
  * `chatd user ...`: the administrator's verbs, run as the server operator through the
@@ -99,7 +95,9 @@ const createCommand = new Command("create")
           "password",
           checkPassword,
         );
-        const user = await checkCreateUser(app, realm.id, "operator", {
+        const user = await (
+          await usersActions()
+        ).checkCreateUser(app, realm.id, "operator", {
           email,
           fullName,
           password,
@@ -157,9 +155,14 @@ const showCommand = new Command("show")
     await withUser(cmd, opts, "showing a user", async (app, realm, user) => {
       const profileData = bool(user.is_bot)
         ? undefined
-        : ((await profileDataByUser(app.knex, realm.id, [user.id])).get(user.id) ?? {});
+        : ((await (await customProfileFieldsLib()).profileDataByUser(app.knex, realm.id, [user.id])).get(
+            user.id,
+          ) ?? {});
       // The operator sees everything, as the user sees themselves.
-      const record = presentUser(user, user, { clientGravatar: false, profileData });
+      const record = (await usersPresenters()).presentUser(user, user, {
+        clientGravatar: false,
+        profileData,
+      });
       if (opts.json) return printJson(record);
       const rows: Array<[string, string]> = [
         ["ID", String(user.id)],
@@ -169,7 +172,7 @@ const showCommand = new Command("show")
         ["Role", roleName(user.role)],
         ["Active", bool(user.is_active) ? "yes" : "no"],
         ["Bot", bool(user.is_bot) ? `yes (owner ${user.bot_owner_id ?? "none"})` : "no"],
-        ["Joined", isoMinutes(Number(user.date_joined))],
+        ["Joined", (await usersPresenters()).isoMinutes(Number(user.date_joined))],
         ...Object.entries(profileData ?? {}).map(([id, v]): [string, string] => [`Field ${id}`, v.value]),
       ];
       printLine(rows.map(([k, v]) => `${`${k}:`.padEnd(11)} ${v}`).join("\n"));
@@ -198,7 +201,7 @@ const roleCommand = new Command("role")
           checkRoleName,
         ),
       );
-      await checkUpdateUser(app, realm.id, "operator", user.id, { role });
+      await (await usersActions()).checkUpdateUser(app, realm.id, "operator", user.id, { role });
       const changed = await reload(app, realm.id, user.id);
       if (opts.json) printJson({ ...summary(changed), previous_role: roleName(user.role) });
       else printLine(`${changed.delivery_email}: ${roleName(user.role)} -> ${roleName(changed.role)}`);
@@ -212,7 +215,7 @@ const deactivateCommand = new Command("deactivate")
   .option("--json", "print {user_id, email, full_name, role, is_active} as JSON")
   .action(async (opts: CommonOptions, cmd: Command) => {
     await withUser(cmd, opts, "deactivating a user", async (app, realm, user) => {
-      await checkDeactivateUser(app, realm.id, "operator", user.id);
+      await (await usersActions()).checkDeactivateUser(app, realm.id, "operator", user.id);
       const changed = await reload(app, realm.id, user.id);
       if (opts.json) printJson(summary(changed));
       else printLine(`deactivated ${changed.delivery_email}`);
@@ -226,7 +229,7 @@ const reactivateCommand = new Command("reactivate")
   .option("--json", "print {user_id, email, full_name, role, is_active} as JSON")
   .action(async (opts: CommonOptions, cmd: Command) => {
     await withUser(cmd, opts, "reactivating a user", async (app, realm, user) => {
-      await checkReactivateUser(app, realm.id, "operator", user.id);
+      await (await usersActions()).checkReactivateUser(app, realm.id, "operator", user.id);
       const changed = await reload(app, realm.id, user.id);
       if (opts.json) printJson(summary(changed));
       else printLine(`reactivated ${changed.delivery_email}`);
@@ -253,7 +256,7 @@ const setPasswordCommand = new Command("set-password")
         "password",
         checkPassword,
       );
-      await checkSetPassword(app, realm.id, user.id, password);
+      await (await usersActions()).checkSetPassword(app, realm.id, user.id, password);
       if (opts.json) printJson(summary(user));
       else printLine(`password set for ${user.delivery_email}`);
     });
