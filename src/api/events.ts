@@ -1,6 +1,8 @@
 import { badRequest } from "../errors.js";
 import { checkEventNarrow } from "../lib/narrow/event-filter.js";
 import { fetchInitialState } from "../queries/register.js";
+import { captureRegisterSources } from "../queries/register-capture.js";
+import type { EventQueue } from "../events/queue.js";
 import { isGuestRole } from "../world/roles.js";
 import { CLIENT_CAPABILITIES, type QueueOptions } from "../events/types.js";
 import type { QueuedEvent } from "../events/queue.js";
@@ -70,7 +72,7 @@ export const register = defineEndpoint({
     // Deprecated Zulip name of idle_queue_timeout, still sent by old clients.
     queue_lifespan_secs: p.int({ min: 0 }).optional(),
   },
-  async handler({ app, user, realm, params, request }) {
+  async handler({ app, user, params, request }) {
     // Guests may not read every public channel (Zulip's can_access_public_streams).
     if (params.all_public_streams && isGuestRole(user.role)) {
       throw badRequest("User not authorized for this query");
@@ -95,38 +97,45 @@ export const register = defineEndpoint({
       idleTimeoutSecs,
       clientName: request.clientName,
     };
-    // The state is read and the queue created with no commit in between: each change is
+    const context = {
+      options,
+      includeSubscribers: params.include_subscribers,
+      presenceHistoryLimitDays: params.presence_history_limit_days,
+      fetchTypes: params.fetch_event_types ?? params.event_types ?? null,
+    };
+    // The queue is created, the in-memory sources captured and a database snapshot pinned
+    // with no commit in between (inside the write lock, a short step); the state is then
+    // read from that snapshot and those sources with the lock released. Each change is
     // either in the state or, as an event, in the queue; never both, never neither.
-    return app.db.consistentRead(async (knex) => {
-      await app.events.prepareRegister();
-      const snapshot = await app.realms.get(knex, realm.id);
-      // The user as this read sees them: a change committed since authentication is in
-      // the state, not in the queue.
-      const current = snapshot.user(user.id) ?? user;
-      const state = await fetchInitialState(
-        {
-          app,
-          knex,
-          user: current,
-          realm: snapshot,
-          options,
-          includeSubscribers: params.include_subscribers,
-          presenceHistoryLimitDays: params.presence_history_limit_days,
+    let queue: EventQueue | null = null;
+    try {
+      return await app.db.snapshotRead(
+        async () => {
+          await app.events.prepareRegister();
+          const captured = await captureRegisterSources(app, user, context);
+          queue = app.events.createQueue(user.id, user.realm_id, options);
+          await app.events.persist(queue);
+          // As created: events that arrive while the state is read come after it.
+          return { captured, queue, lastEventId: queue.lastEventId };
         },
-        params.fetch_event_types ?? params.event_types ?? null,
+        async (knex, { captured, queue, lastEventId }) => {
+          const state = await fetchInitialState({ ...context, ...captured, app, knex }, captured.precomputed);
+          return {
+            queue_id: queue.id,
+            last_event_id: lastEventId,
+            idle_queue_timeout_secs: idleTimeoutSecs,
+            zulip_feature_level: ZULIP_FEATURE_LEVEL,
+            zulip_version: ZULIP_VERSION,
+            zulip_merge_base: ZULIP_MERGE_BASE,
+            ...state,
+          };
+        },
       );
-      const queue = app.events.createQueue(user.id, user.realm_id, options);
-      await app.events.persist(queue);
-      return {
-        queue_id: queue.id,
-        last_event_id: queue.lastEventId,
-        idle_queue_timeout_secs: idleTimeoutSecs,
-        zulip_feature_level: ZULIP_FEATURE_LEVEL,
-        zulip_version: ZULIP_VERSION,
-        zulip_merge_base: ZULIP_MERGE_BASE,
-        ...state,
-      };
-    });
+    } catch (err) {
+      // The client never learns of the queue: drop it rather than leave it to idle out.
+      if (queue) await app.events.removeQueue(queue).catch(() => undefined);
+      throw err;
+    }
   },
 });
 

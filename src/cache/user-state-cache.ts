@@ -24,6 +24,11 @@ export class UserStateCache {
     return max;
   }
 
+  /** The user's newest message ID if known, without loading it (register's locked step). */
+  knownMaxMessageId(userId: number): number | undefined {
+    return this.maxMessageIds.get(userId);
+  }
+
   async profileData(knex: Knex, realmId: number, userId: number): Promise<ProfileData> {
     return (await this.realmProfiles(knex, realmId)).get(userId) ?? {};
   }

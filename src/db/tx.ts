@@ -139,10 +139,63 @@ export class Db {
   }
 
   /**
-   * Runs reads with no write transaction in between, e.g. /register's initial state
-   * and its queue creation, so no event is both in the state and in the queue.
+   * Runs reads with no write transaction in between (the event log's replay), so no event
+   * is both in what was read and in what is published next.
    */
   consistentRead<T>(fn: (knex: Knex) => Promise<T>): Promise<T> {
     return this.writeLock.run(() => fn(this.reader));
   }
+
+  /**
+   * Reads as of one moment between write transactions without holding the write lock for
+   * the reads (/register: its state, then its queue's events, with no change in both or in
+   * neither). Inside the lock, a short step: `capture` runs (take the in-memory sources as
+   * they are, create the queue), then a read transaction on a reader connection pins its
+   * snapshot. No commit can land between the two: the lock is held. After the lock is
+   * released, `read` runs against that snapshot while commits go on.
+   *
+   * `capture` runs before the snapshot holds a connection, so its cache loads can use the
+   * read pool even when it has one connection; and the lock is taken before the pinned
+   * connection, so a caller waiting for the lock holds none, and the holder never waits for
+   * a connection held by a waiter. `read` must query only through the transaction it is
+   * given (a second connection per register could exhaust the pool). The transaction always
+   * ends, whether `read` succeeds or throws.
+   */
+  async snapshotRead<P, T>(
+    capture: () => Promise<P>,
+    read: (trx: Knex.Transaction, captured: P) => Promise<T>,
+  ): Promise<T> {
+    const { trx, captured } = await this.writeLock.run(async () => {
+      const captured = await capture();
+      return { trx: await beginSnapshot(this.reader), captured };
+    });
+    try {
+      return await read(trx, captured);
+    } finally {
+      await endSnapshot(trx);
+    }
+  }
+}
+
+/**
+ * Opens a read transaction whose snapshot is fixed by the time this resolves. SQLite (WAL)
+ * takes a reader's snapshot at its first read of the database, not at BEGIN, so one read
+ * of a table pins it; PostgreSQL's REPEATABLE READ takes it at the first statement.
+ */
+async function beginSnapshot(reader: Knex): Promise<Knex.Transaction> {
+  const trx = await reader.transaction(
+    isPostgres(reader) ? { isolationLevel: "repeatable read", readOnly: true } : {},
+  );
+  try {
+    await trx("realms").first("id");
+  } catch (err) {
+    await endSnapshot(trx);
+    throw err;
+  }
+  return trx;
+}
+
+/** Ends a read transaction; nothing was written, so rolling back loses nothing. */
+async function endSnapshot(trx: Knex.Transaction): Promise<void> {
+  if (!trx.isCompleted()) await trx.rollback().catch(() => undefined);
 }

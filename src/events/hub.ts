@@ -166,7 +166,7 @@ export class EventHub implements EventSink {
     return queue;
   }
 
-  /** Register, inside its consistent read, before reading the state: every process's commits so far are applied. */
+  /** Register, inside the write lock, before it captures its sources: every process's commits so far are applied. */
   async prepareRegister(): Promise<void> {
     await this.replica?.catchUpLocked();
   }

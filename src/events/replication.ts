@@ -157,9 +157,10 @@ export class Replication implements EventLogHooks, QueueReplica {
   }
 
   /**
-   * Inside the write lock, after register read its state: the queue starts after the last
-   * entry applied. (An entry committed by another process after that one but before the
-   * state was read is in both: a client sees such a change twice, never not at all.)
+   * Inside the write lock, before register pins its read snapshot: the queue starts after
+   * the last entry applied. (An entry committed by another process after that one but
+   * before the snapshot was pinned, or before a cache register captured was loaded, is in
+   * both: a client sees such a change twice, never not at all.)
    */
   async save(queue: EventQueue): Promise<void> {
     const resume = queue.resumePoint(this.position);

@@ -5,16 +5,19 @@ import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
 import { groupMembersById } from "../lib/direct-message-groups.js";
 import { unreadMessages } from "../lib/unread.js";
 import { maxMessageIdForUser } from "../lib/user-messages.js";
-import { loadWorld } from "../cache/world.js";
 import { hasCapability } from "../events/types.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 
 /** Zulip's RECENT_CONVERSATIONS_LIMIT: how many of the newest direct messages are scanned. */
 export const RECENT_CONVERSATIONS_LIMIT = 1000;
 
-/** The `message` fetch type: the newest message the user has (-1 if none). */
+/**
+ * The `message` fetch type: the newest message the user has (-1 if none). The user-state
+ * cache's value, when it had one as the snapshot was pinned (it follows the committed
+ * event stream, so it equals the snapshot's max then); else one query of the snapshot.
+ */
 export async function fetchMessageState(ctx: StateContext): Promise<Record<string, unknown>> {
-  return { max_message_id: await maxMessageIdForUser(ctx.knex, ctx.user.id) };
+  return { max_message_id: ctx.maxMessageId ?? (await maxMessageIdForUser(ctx.knex, ctx.user.id)) };
 }
 
 export interface RecentConversation {
@@ -84,8 +87,7 @@ export async function fetchRecentPrivateConversationsState(
  */
 export async function fetchUnreadState(ctx: StateContext): Promise<Record<string, unknown>> {
   if (!wantsType(ctx, "message")) return {};
-  const world = await loadWorld(ctx.app, ctx.knex, ctx.realm);
-  const unread = await unreadMessages(ctx.knex, world, ctx.user.id);
+  const unread = await unreadMessages(ctx.knex, ctx.world, ctx.user.id);
   if (hasCapability(ctx.options, "empty_topic_name")) return { unread_msgs: unread };
   // Clients without empty_topic_name know the empty topic by the realm's name for it.
   const name = emptyTopicDisplayName(ctx.realm.realm);

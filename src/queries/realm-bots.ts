@@ -5,6 +5,7 @@ import type { WireBot } from "../events/wire-types.js";
 import { botConfigs, botServices } from "../lib/bots.js";
 import { administeredBots } from "../permissions/bots.js";
 import { presentBot } from "../presenters/bots.js";
+import type { ChannelSnapshot } from "../world/channels.js";
 import type { StateContext } from "./state-context.js";
 
 /**
@@ -16,10 +17,12 @@ export async function loadBotRecords(
   knex: Knex,
   realmId: number,
   bots: readonly UserRow[],
+  /** Channels already read (a register's snapshot); else read through `knex`. */
+  known?: ChannelSnapshot,
 ): Promise<WireBot[]> {
   if (bots.length === 0) return [];
   const ids = bots.map((bot) => bot.id);
-  const channels = await app.channels.get(knex, realmId);
+  const channels = known ?? (await app.channels.get(knex, realmId));
   const services = await botServices(knex, ids);
   const configs = await botConfigs(knex, ids);
   return bots.map((bot) =>
@@ -34,5 +37,5 @@ export async function loadBotRecords(
  */
 export async function fetchRealmBotsState(ctx: StateContext): Promise<Record<string, unknown>> {
   const bots = administeredBots(ctx.realm, ctx.user);
-  return { realm_bots: await loadBotRecords(ctx.app, ctx.knex, ctx.realm.id, bots) };
+  return { realm_bots: await loadBotRecords(ctx.app, ctx.knex, ctx.realm.id, bots, ctx.world.channels) };
 }

@@ -18,18 +18,17 @@ export function fetchRealmState(ctx: StateContext): Promise<Record<string, unkno
  * The `realm_user` fetch type: everyone in the realm (humans with their custom profile
  * field values), plus the caller's own summary.
  */
-export async function fetchRealmUserState(ctx: StateContext): Promise<Record<string, unknown>> {
+export function fetchRealmUserState(ctx: StateContext): Promise<Record<string, unknown>> {
   const { user, realm, options } = ctx;
-  // Kept by the user-state cache as the event stream changes it; no query per register.
-  const profiles = await ctx.app.userState.realmProfiles(ctx.knex, realm.id);
-  // Encoded once per snapshot and viewer class, shared by registers (realm-users-json.ts).
-  const people = realmUsersJson(realm, user, options.clientGravatar, profiles);
+  // Encoded once per snapshot and viewer class, shared by registers (realm-users-json.ts);
+  // the profile values are the user-state cache's, captured with the snapshot.
+  const people = realmUsersJson(realm, user, options.clientGravatar, ctx.profiles);
   const realmRow = realm.realm;
   const may = (setting: keyof typeof REALM_GROUP_SETTINGS) =>
     userHasPermission(realm, user, realmRow[`${setting}_id`] as number | null, REALM_GROUP_SETTINGS[setting]);
   const canCreatePublic = may("can_create_public_channel_group");
   const canCreatePrivate = may("can_create_private_channel_group");
-  return {
+  return Promise.resolve({
     realm_users: people.active,
     realm_non_active_users: people.inactive,
     // Server bots (Notification Bot) are listed apart from the realm's people, as Zulip does.
@@ -54,7 +53,7 @@ export async function fetchRealmUserState(ctx: StateContext): Promise<Record<str
     can_create_web_public_streams: may("can_create_web_public_channel_group"),
     can_subscribe_other_users: may("can_add_subscribers_group"),
     can_invite_others_to_realm: may("can_invite_users_group"),
-  };
+  });
 }
 
 /** /register's `realm_user_groups`: deactivated groups only for clients that handle them. */

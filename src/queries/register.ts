@@ -97,17 +97,22 @@ export const STATE_FETCHERS: Readonly<Record<string, StateFetcher>> = {
   push_device: fetchPushDevicesState,
 };
 
-/** Builds the state for the requested types (all when null); unknown types are ignored. */
+/**
+ * Builds the state for the requested types (all when null); unknown types are ignored.
+ * `precomputed` holds the types already computed inside the write lock (register-capture.ts).
+ */
 export async function fetchInitialState(
-  context: Omit<StateContext, "fetchTypes">,
-  types: readonly string[] | null,
+  ctx: StateContext,
+  precomputed: ReadonlyMap<string, Record<string, unknown>> = new Map(),
 ): Promise<Record<string, unknown>> {
-  const ctx: StateContext = { ...context, fetchTypes: types };
-  const wanted = types === null ? Object.keys(STATE_FETCHERS) : types;
-  // The fetchers read side by side (the read pool has several connections; /register holds
-  // the write lock meanwhile, so the wall time matters), merged in the requested order.
+  const wanted = ctx.fetchTypes === null ? Object.keys(STATE_FETCHERS) : ctx.fetchTypes;
+  // The fetchers' queries go to one pinned read transaction, which runs them in turn; they
+  // start side by side so their in-memory work overlaps the queries. Merged in requested order.
   const parts = await Promise.all(
-    [...new Set(wanted)].map((type) => STATE_FETCHERS[type]?.(ctx) ?? Promise.resolve({})),
+    [...new Set(wanted)].map((type) => {
+      const done = precomputed.get(type);
+      return done ? Promise.resolve(done) : (STATE_FETCHERS[type]?.(ctx) ?? Promise.resolve({}));
+    }),
   );
   const state: Record<string, unknown> = {};
   for (const part of parts) Object.assign(state, part);

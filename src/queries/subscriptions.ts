@@ -21,7 +21,7 @@ import {
   type ApiChannel,
   type SubscriberField,
 } from "../presenters/channels.js";
-import { loadWorld } from "../cache/world.js";
+import type { PresenceRecord } from "../cache/presence-store.js";
 
 /** Channels with fewer subscribers always get their full `subscribers` list (partial mode). */
 export const PARTIAL_SUBSCRIBERS_THRESHOLD = 250;
@@ -30,17 +30,25 @@ const RECENT_ACTIVITY_SECS = 14 * 24 * 3600;
 
 export type IncludeSubscribers = boolean | "partial";
 
+/** Presence records by user: the store's, or a copy taken with a register's snapshot. */
+type PresenceRecords = ReadonlyMap<number, PresenceRecord>;
+
 /**
  * Users recently active enough that a partial subscriber list must name them: bots,
  * users who joined or were present (the presence store) in the last 14 days.
  */
-async function recentlyActiveUserIds(app: App, world: ChannelWorld): Promise<Set<number>> {
+async function recentlyActiveUserIds(
+  app: App,
+  world: ChannelWorld,
+  presence: PresenceRecords | null,
+): Promise<Set<number>> {
   const cutoff = Math.floor(app.clock.nowMs() / 1000) - RECENT_ACTIVITY_SECS;
   const ids = new Set<number>();
   for (const user of world.realm.users) {
     if (bool(user.is_bot) || int(user.date_joined) >= cutoff) ids.add(user.id);
   }
-  for (const [userId, record] of (await app.presence.realm(world.realm.id)).records) {
+  const records = presence ?? (await app.presence.realm(world.realm.id)).records;
+  for (const [userId, record] of records) {
     if ((record.lastActiveTime ?? 0) >= cutoff || (record.lastConnectedTime ?? 0) >= cutoff) ids.add(userId);
   }
   return ids;
@@ -58,11 +66,14 @@ export async function subscriberFields(
   viewer: UserRow,
   mode: IncludeSubscribers,
   listed: readonly ChannelRow[],
+  /** Presence as of a register's snapshot; null: the store's current records. */
+  presence: PresenceRecords | null = null,
 ): Promise<(channel: ChannelRow) => SubscriberField> {
   if (mode === false) return () => null;
   const big = (c: ChannelRow) =>
     world.channels.activeSubscriberIds(world.realm, c.id).length >= PARTIAL_SUBSCRIBERS_THRESHOLD;
-  const recent = mode === "partial" && listed.some(big) ? await recentlyActiveUserIds(app, world) : null;
+  const recent =
+    mode === "partial" && listed.some(big) ? await recentlyActiveUserIds(app, world, presence) : null;
   return (channel) => {
     if (!canSeeSubscribers(world, viewer, channel)) return { key: "subscribers", ids: [] };
     const ids = world.channels.activeSubscriberIds(world.realm, channel.id);
@@ -92,6 +103,8 @@ export async function gatherSubscriptions(
   includeArchived: boolean,
   /** Only the `subscriptions` list (GET /users/me/subscriptions); the others stay empty. */
   subscribedOnly = false,
+  /** Presence as of a register's snapshot; null: the store's current records. */
+  presence: PresenceRecords | null = null,
 ): Promise<SubscriptionLists> {
   const { realm, channels } = world;
   const subscribed: ChannelRow[] = [];
@@ -104,11 +117,15 @@ export async function gatherSubscriptions(
     else if (!subscribedOnly && canAccessChannelMetadata(world, user, channel))
       (sub ? unsubscribed : never).push(channel);
   }
-  const fields = await subscriberFields(app, knex, world, user, mode, [
-    ...subscribed,
-    ...unsubscribed,
-    ...never,
-  ]);
+  const fields = await subscriberFields(
+    app,
+    knex,
+    world,
+    user,
+    mode,
+    [...subscribed, ...unsubscribed, ...never],
+    presence,
+  );
   const present = (list: ChannelRow[]) =>
     list.map((c) =>
       presentSubscription(realm, channels, c, channels.subscription(user.id, c.id)!, fields(c)),
@@ -149,14 +166,15 @@ function withInheritedNotificationSettings(user: UserRow, sub: Record<string, un
 
 /** The `subscription` fetch type: subscriptions, unsubscribed, never_subscribed. */
 export async function fetchSubscriptionState(ctx: StateContext): Promise<Record<string, unknown>> {
-  const world = await loadWorld(ctx.app, ctx.knex, ctx.realm);
   const lists = await gatherSubscriptions(
     ctx.app,
     ctx.knex,
-    world,
+    ctx.world,
     ctx.user,
     ctx.includeSubscribers,
     archivedChannels(ctx),
+    false,
+    ctx.presenceRecords,
   );
   if (hasCapability(ctx.options, "notification_settings_null")) return { ...lists };
   const compatible = (list: Record<string, unknown>[]) =>
@@ -169,14 +187,14 @@ export async function fetchSubscriptionState(ctx: StateContext): Promise<Record<
 }
 
 /** The `stream` fetch type: every channel the user may see (metadata access). */
-export async function fetchStreamState(ctx: StateContext): Promise<Record<string, unknown>> {
-  const world = await loadWorld(ctx.app, ctx.knex, ctx.realm);
+export function fetchStreamState(ctx: StateContext): Promise<Record<string, unknown>> {
+  const { world } = ctx;
   const archived = archivedChannels(ctx);
   const streams = [...world.channels.channels.values()]
     .filter((c) => (archived || !isArchived(c)) && canAccessChannelMetadata(world, ctx.user, c))
     .map((c) => presentChannel(world.realm, world.channels, c))
     .sort(compareByName);
-  return { streams };
+  return Promise.resolve({ streams });
 }
 
 /** Folders in display order. */
@@ -184,14 +202,13 @@ export const sortedFolders = (channels: ChannelSnapshot): ChannelFolderRow[] =>
   [...channels.folders.values()].sort((a, b) => a.order - b.order || a.id - b.id);
 
 /** The `channel_folders` fetch type: every folder, archived ones too, in display order. */
-export async function fetchChannelFolderState(ctx: StateContext): Promise<Record<string, unknown>> {
-  const world = await loadWorld(ctx.app, ctx.knex, ctx.realm);
-  return { channel_folders: sortedFolders(world.channels).map(presentChannelFolder) };
+export function fetchChannelFolderState(ctx: StateContext): Promise<Record<string, unknown>> {
+  return Promise.resolve({ channel_folders: sortedFolders(ctx.world.channels).map(presentChannelFolder) });
 }
 
 /** The `default_streams` fetch type: IDs of the default channels (none for guests). */
-export async function fetchDefaultStreamsState(ctx: StateContext): Promise<Record<string, unknown>> {
-  if (isGuestRole(ctx.user.role)) return { realm_default_streams: [] };
-  const world = await loadWorld(ctx.app, ctx.knex, ctx.realm);
-  return { realm_default_streams: [...world.channels.defaultChannelIds].sort((a, b) => a - b) };
+export function fetchDefaultStreamsState(ctx: StateContext): Promise<Record<string, unknown>> {
+  if (isGuestRole(ctx.user.role)) return Promise.resolve({ realm_default_streams: [] });
+  const ids = [...ctx.world.channels.defaultChannelIds].sort((a, b) => a - b);
+  return Promise.resolve({ realm_default_streams: ids });
 }
