@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { Clock } from "../clock.js";
 import { isBusyError } from "../logger.js";
-import { Mutex } from "./mutex.js";
+import { Mutex, Semaphore } from "./mutex.js";
 import type { ChatEvent, EventRecipients } from "../events/types.js";
 import { writeOutbox, type PendingEvent } from "./outbox.js";
 import { isPostgres } from "./dialect.js";
@@ -150,52 +150,82 @@ export class Db {
    * Reads as of one moment between write transactions without holding the write lock for
    * the reads (/register: its state, then its queue's events, with no change in both or in
    * neither). Inside the lock, a short step: `capture` runs (take the in-memory sources as
-   * they are, create the queue), then a read transaction on a reader connection pins its
+   * they are, create the queue), then one read on an open read transaction pins its
    * snapshot. No commit can land between the two: the lock is held. After the lock is
-   * released, `read` runs against that snapshot while commits go on.
+   * released, `read` runs against that snapshot while commits go on. `read` must query only
+   * through the transaction it is given (a second connection per register could exhaust
+   * the pool); the transaction always ends, whether `capture` or `read` succeeds or throws.
    *
-   * `capture` runs before the snapshot holds a connection, so its cache loads can use the
-   * read pool even when it has one connection; and the lock is taken before the pinned
-   * connection, so a caller waiting for the lock holds none, and the holder never waits for
-   * a connection held by a waiter. `read` must query only through the transaction it is
-   * given (a second connection per register could exhaust the pool). The transaction always
-   * ends, whether `read` succeeds or throws.
+   * The read transaction begins (BEGIN only: neither database takes the snapshot there)
+   * before the lock is awaited, so the locked step never waits for a reader connection.
+   * Callers waiting for the lock then hold reader connections, and the lock holder may
+   * need one (a cache load in `capture`, the event log in another transaction's hooks):
+   * at most pool size - 1 of them begin early, so one connection always stays for the rest.
+   * With a one-connection pool the transaction begins inside the lock, after `capture`.
    */
   async snapshotRead<P, T>(
     capture: () => Promise<P>,
     read: (trx: Knex.Transaction, captured: P) => Promise<T>,
   ): Promise<T> {
-    const { trx, captured } = await this.writeLock.run(async () => {
-      const captured = await capture();
-      return { trx: await beginSnapshot(this.reader), captured };
-    });
-    try {
-      return await read(trx, captured);
-    } finally {
-      await endSnapshot(trx);
+    const early = this.earlySnapshots;
+    if (!early) {
+      const { trx, captured } = await this.writeLock.run(async () => {
+        const captured = await capture();
+        const trx = await this.beginSnapshot();
+        await pinSnapshot(trx);
+        return { trx, captured };
+      });
+      return finishSnapshot(trx, () => read(trx, captured));
     }
+    return early.run(async () => {
+      const trx = await this.beginSnapshot();
+      return finishSnapshot(trx, async () => {
+        const captured = await this.writeLock.run(async () => {
+          const captured = await capture();
+          await pinSnapshot(trx);
+          return captured;
+        });
+        return read(trx, captured);
+      });
+    });
   }
+
+  /** Read transactions that may hold a reader connection while waiting for the write lock. */
+  private earlySlotsKept: Semaphore | null | undefined;
+
+  private get earlySnapshots(): Semaphore | null {
+    if (this.earlySlotsKept === undefined) this.earlySlotsKept = earlySlots(this.reader);
+    return this.earlySlotsKept;
+  }
+
+  private beginSnapshot(): Promise<Knex.Transaction> {
+    const reader = this.reader;
+    return reader.transaction(
+      isPostgres(reader) ? { isolationLevel: "repeatable read", readOnly: true } : {},
+    );
+  }
+}
+
+/** Pool size - 1 slots for early read transactions; null when the pool has one connection. */
+function earlySlots(reader: Knex): Semaphore | null {
+  const max = (reader.client as { pool?: { max?: number } }).pool?.max ?? 1;
+  return max > 1 ? new Semaphore(max - 1) : null;
 }
 
 /**
- * Opens a read transaction whose snapshot is fixed by the time this resolves. SQLite (WAL)
- * takes a reader's snapshot at its first read of the database, not at BEGIN, so one read
- * of a table pins it; PostgreSQL's REPEATABLE READ takes it at the first statement.
+ * Fixes a read transaction's snapshot. SQLite (WAL) takes a reader's snapshot at its first
+ * read of the database, not at BEGIN, so one read of a table pins it; PostgreSQL's
+ * REPEATABLE READ takes it at the first statement.
  */
-async function beginSnapshot(reader: Knex): Promise<Knex.Transaction> {
-  const trx = await reader.transaction(
-    isPostgres(reader) ? { isolationLevel: "repeatable read", readOnly: true } : {},
-  );
-  try {
-    await trx("realms").first("id");
-  } catch (err) {
-    await endSnapshot(trx);
-    throw err;
-  }
-  return trx;
+async function pinSnapshot(trx: Knex.Transaction): Promise<void> {
+  await trx("realms").first("id");
 }
 
-/** Ends a read transaction; nothing was written, so rolling back loses nothing. */
-async function endSnapshot(trx: Knex.Transaction): Promise<void> {
-  if (!trx.isCompleted()) await trx.rollback().catch(() => undefined);
+/** Runs `fn`, then ends the read transaction; nothing was written, so rolling back loses nothing. */
+async function finishSnapshot<T>(trx: Knex.Transaction, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } finally {
+    if (!trx.isCompleted()) await trx.rollback().catch(() => undefined);
+  }
 }
