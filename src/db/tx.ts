@@ -172,7 +172,7 @@ export class Db {
       const { trx, captured } = await this.writeLock.run(async () => {
         const captured = await capture();
         const trx = await this.beginSnapshot();
-        await pinSnapshot(trx);
+        await finishSnapshotOnError(trx, () => pinSnapshot(trx));
         return { trx, captured };
       });
       return finishSnapshot(trx, () => read(trx, captured));
@@ -221,11 +221,26 @@ async function pinSnapshot(trx: Knex.Transaction): Promise<void> {
   await trx("realms").first("id");
 }
 
-/** Runs `fn`, then ends the read transaction; nothing was written, so rolling back loses nothing. */
+/** Ends a read transaction; nothing was written, so rolling back loses nothing. */
+async function endSnapshot(trx: Knex.Transaction): Promise<void> {
+  if (!trx.isCompleted()) await trx.rollback().catch(() => undefined);
+}
+
+/** Runs `fn`, then ends the read transaction. */
 async function finishSnapshot<T>(trx: Knex.Transaction, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } finally {
-    if (!trx.isCompleted()) await trx.rollback().catch(() => undefined);
+    await endSnapshot(trx);
+  }
+}
+
+/** Runs `fn`; ends the read transaction only if `fn` fails (the caller goes on with it). */
+async function finishSnapshotOnError<T>(trx: Knex.Transaction, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    await endSnapshot(trx);
+    throw err;
   }
 }
