@@ -357,13 +357,14 @@ export class EventHub implements EventSink {
 
   /**
    * GET /events: acknowledges up to lastEventId, then returns what is queued, or waits
-   * for the next event or a heartbeat. `signal` ends the wait when the client leaves.
+   * for the next event or a heartbeat. `signal` ends the wait when the client leaves; as a
+   * function it is only asked for when the poll waits (a signal costs a listener per request).
    */
   async poll(
     queue: EventQueue,
     lastEventId: number | undefined,
     dontBlock: boolean,
-    signal?: AbortSignal,
+    signal?: AbortSignal | (() => AbortSignal),
   ): Promise<QueuedEvent[]> {
     queue.lastAccessMs = this.clock.nowMs();
     if (lastEventId !== undefined) queue.acknowledge(lastEventId);
@@ -374,13 +375,14 @@ export class EventHub implements EventSink {
       return queue.take();
     }
     const onAbort = () => queue.finishWait([]);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const leaving = typeof signal === "function" ? signal() : signal;
+    leaving?.addEventListener("abort", onAbort, { once: true });
     this.park(queue);
     try {
       const events = await queue.wait(this.settings.heartbeatMs);
       return events;
     } finally {
-      signal?.removeEventListener("abort", onAbort);
+      leaving?.removeEventListener("abort", onAbort);
       queue.lastAccessMs = this.clock.nowMs();
       // Still polling: a newer poll on the queue parked in this one's place.
       if (!queue.isPolling) this.unpark(queue);
