@@ -291,11 +291,13 @@ export class EventHub implements EventSink {
       const route = routeTo(queue, realmId, event, routing);
       if (route) this.deliver(queue, event, route.extra);
     };
+    // No copies of the sets: a queue dropped while delivering (overflow) is simply not visited.
     for (const userId of routing.userIds) {
-      for (const queue of [...(this.queuesByUser.get(userId) ?? [])]) deliverIfRouted(queue);
+      const own = this.queuesByUser.get(userId);
+      if (own) for (const queue of own) deliverIfRouted(queue);
     }
     if (reachesAllPublicStreams(event)) {
-      for (const queue of [...(this.allPublicStreamsQueues.get(realmId) ?? [])]) {
+      for (const queue of this.allPublicStreamsQueues.get(realmId) ?? []) {
         // A recipient's queue got it above, with its flags.
         if (!routing.userIds.has(queue.userId)) deliverIfRouted(queue);
       }
@@ -325,11 +327,19 @@ export class EventHub implements EventSink {
     });
     if (shaped === null) return;
     const from = this.applying ? { logId: this.applying.logId, entryStart: queue.nextEventId } : undefined;
-    for (const one of Array.isArray(shaped) ? shaped : [shaped]) {
-      if (!wanted(one.type)) continue;
-      if (one.type === "message" && !acceptsMessage(queue, one)) continue;
-      queue.push(one, from);
-    }
+    if (!Array.isArray(shaped)) return this.pushIfWanted(queue, shaped, wanted, from);
+    for (const one of shaped) this.pushIfWanted(queue, one, wanted, from);
+  }
+
+  private pushIfWanted(
+    queue: EventQueue,
+    event: WireEvent,
+    wanted: (type: string) => boolean,
+    from: { logId: number; entryStart: number } | undefined,
+  ): void {
+    if (!wanted(event.type)) return;
+    if (event.type === "message" && !acceptsMessage(queue, event)) return;
+    queue.push(event, from);
   }
 
   /**
@@ -347,26 +357,32 @@ export class EventHub implements EventSink {
 
   /**
    * GET /events: acknowledges up to lastEventId, then returns what is queued, or waits
-   * for the next event or a heartbeat. `signal` ends the wait when the client leaves.
+   * for the next event or a heartbeat. `signal` ends the wait when the client leaves; as a
+   * function it is only asked for when the poll waits (a signal costs a listener per request).
    */
   async poll(
     queue: EventQueue,
     lastEventId: number | undefined,
     dontBlock: boolean,
-    signal?: AbortSignal,
+    signal?: AbortSignal | (() => AbortSignal),
   ): Promise<QueuedEvent[]> {
     queue.lastAccessMs = this.clock.nowMs();
     if (lastEventId !== undefined) queue.acknowledge(lastEventId);
     this.replica?.touched(queue);
-    if (queue.events.length > 0 || dontBlock || this.stopped) return queue.events.slice();
+    // Events already queued are answered at once, unless the queue was answered so recently
+    // that the poll waits out its window (collecting more).
+    if (dontBlock || this.stopped || (queue.events.length > 0 && !queue.answeredRecently())) {
+      return queue.take();
+    }
     const onAbort = () => queue.finishWait([]);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const leaving = typeof signal === "function" ? signal() : signal;
+    leaving?.addEventListener("abort", onAbort, { once: true });
     this.park(queue);
     try {
       const events = await queue.wait(this.settings.heartbeatMs);
       return events;
     } finally {
-      signal?.removeEventListener("abort", onAbort);
+      leaving?.removeEventListener("abort", onAbort);
       queue.lastAccessMs = this.clock.nowMs();
       // Still polling: a newer poll on the queue parked in this one's place.
       if (!queue.isPolling) this.unpark(queue);
