@@ -357,15 +357,10 @@ export class EventHub implements EventSink {
 
   /**
    * GET /events: acknowledges up to lastEventId, then returns what is queued, or waits
-   * for the next event or a heartbeat. `signal` ends the wait when the client leaves; as a
-   * function it is only asked for when the poll waits (a signal costs a listener per request).
+   * for the next event or a heartbeat. A client that leaves ends the wait with
+   * `queue.finishWait` (api/events.ts).
    */
-  async poll(
-    queue: EventQueue,
-    lastEventId: number | undefined,
-    dontBlock: boolean,
-    signal?: AbortSignal | (() => AbortSignal),
-  ): Promise<QueuedEvent[]> {
+  async poll(queue: EventQueue, lastEventId: number | undefined, dontBlock: boolean): Promise<QueuedEvent[]> {
     queue.lastAccessMs = this.clock.nowMs();
     if (lastEventId !== undefined) queue.acknowledge(lastEventId);
     this.replica?.touched(queue);
@@ -374,15 +369,10 @@ export class EventHub implements EventSink {
     if (dontBlock || this.stopped || (queue.events.length > 0 && !queue.answeredRecently())) {
       return queue.take();
     }
-    const onAbort = () => queue.finishWait([]);
-    const leaving = typeof signal === "function" ? signal() : signal;
-    leaving?.addEventListener("abort", onAbort, { once: true });
     this.park(queue);
     try {
-      const events = await queue.wait(this.settings.heartbeatMs);
-      return events;
+      return await queue.wait(this.settings.heartbeatMs);
     } finally {
-      leaving?.removeEventListener("abort", onAbort);
       queue.lastAccessMs = this.clock.nowMs();
       // Still polling: a newer poll on the queue parked in this one's place.
       if (!queue.isPolling) this.unpark(queue);
