@@ -17,6 +17,7 @@ import * as outgoingWebhookDeliveries from "./20261126000000_outgoing_webhook_de
 import * as realmPlaygrounds from "./20261126010000_realm_playgrounds.js";
 import * as eventLog from "./20261127000000_event_log.js";
 import * as workClaims from "./20261128000000_work_claims.js";
+import * as presenceSequence from "./20261129000000_presence_sequence.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -43,4 +44,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261126010000_realm_playgrounds", realmPlaygrounds],
   ["20261127000000_event_log", eventLog],
   ["20261128000000_work_claims", workClaims],
+  ["20261129000000_presence_sequence", presenceSequence],
 ];

@@ -65,6 +65,32 @@ export interface DirectMessageInput {
   markAsRead?: Iterable<number>;
 }
 
+export interface DirectMessageToUsersInput extends Omit<DirectMessageInput, "recipient"> {
+  /** Everyone the message goes to; the sender is one of the conversation whether listed or not. */
+  recipients: readonly UserRow[];
+}
+
+type DirectTarget = Exclude<MessageRecipient, { type: "stream" }>;
+
+/**
+ * A direct message's conversation, as Zulip's Addressee chooses it: the sender and the
+ * recipients, once each; up to two people is one-to-one (with the other, or with oneself),
+ * more is a group of all of them.
+ */
+export function directConversation(
+  sender: UserRow,
+  recipients: readonly UserRow[],
+): { participants: UserRow[]; target: DirectTarget } {
+  const byId = new Map<number, UserRow>([[sender.id, sender]]);
+  for (const user of recipients) byId.set(user.id, user);
+  const participants = [...byId.values()];
+  const target: DirectTarget =
+    participants.length <= 2
+      ? { type: "personal", userId: (participants.find((u) => u.id !== sender.id) ?? sender).id }
+      : { type: "group", userIds: participants.map((u) => u.id).sort((a, b) => a - b) };
+  return { participants, target };
+}
+
 /**
  * How an internal send reads: through the caller's transaction, which may have created
  * channels or subscriptions; system bots render channel links from it too.
@@ -78,7 +104,7 @@ async function internalScope(app: App, tx: Tx, realm: RealmSnapshot, sender: Use
 }
 
 /** A server-sent message: no permission checks, read by the sender and `markAsRead`. */
-const internalDraft = (input: ChannelMessageInput | DirectMessageInput) => ({
+const internalDraft = (input: ChannelMessageInput | DirectMessageToUsersInput) => ({
   sender: input.sender,
   content: normalizeContent(input.content),
   client: input.client ?? INTERNAL_CLIENT,
@@ -113,15 +139,32 @@ export async function doSendMessage(app: App, tx: Tx, input: ChannelMessageInput
 }
 
 /** Sends a one-to-one direct message inside the caller's transaction; returns its ID. */
-export async function doSendDirectMessage(app: App, tx: Tx, input: DirectMessageInput): Promise<number> {
-  const { sender, recipient } = input;
-  const realm = await app.realms.get(tx.knex, recipient.realm_id);
-  const draft = internalDraft(input);
-  const prepared = await prepareMessageTo(app, await internalScope(app, tx, realm, sender), draft, {
-    kind: "direct",
-    recipient: { type: "personal", userId: recipient.id },
-    participants: sender.id === recipient.id ? [sender] : [sender, recipient],
-  });
+export function doSendDirectMessage(app: App, tx: Tx, input: DirectMessageInput): Promise<number> {
+  return doSendDirectMessageToUsers(app, tx, { ...input, recipients: [input.recipient] });
+}
+
+/**
+ * Sends a direct message to `recipients` inside the caller's transaction, one-to-one or
+ * to a group as POST /messages chooses (directConversation); returns its ID.
+ */
+export async function doSendDirectMessageToUsers(
+  app: App,
+  tx: Tx,
+  input: DirectMessageToUsersInput,
+): Promise<number> {
+  const { sender } = input;
+  const realm = await app.realms.get(tx.knex, sender.realm_id);
+  const { participants, target } = directConversation(sender, input.recipients);
+  const prepared = await prepareMessageTo(
+    app,
+    await internalScope(app, tx, realm, sender),
+    internalDraft(input),
+    {
+      kind: "direct",
+      recipient: target,
+      participants,
+    },
+  );
   const [id] = await doSendMessages(app, tx, [prepared]);
   return id!;
 }
@@ -210,13 +253,7 @@ export async function prepareMessage(
       throw badRequest(`'${user.email}' is no longer using Zulip.`);
     }
   }
-  const participantsById = new Map<number, UserRow>([[sender.id, sender]]);
-  for (const user of recipients) participantsById.set(user.id, user);
-  const participants = [...participantsById.values()];
-  const target: Exclude<MessageRecipient, { type: "stream" }> =
-    participants.length <= 2
-      ? { type: "personal", userId: (participants.find((u) => u.id !== sender.id) ?? sender).id }
-      : { type: "group", userIds: participants.map((u) => u.id).sort((a, b) => a - b) };
+  const { participants, target } = directConversation(sender, recipients);
   await checkCanSendDirectMessage(app.knex, realm, sender, recipients, target);
   return prepareMessageTo(
     app,

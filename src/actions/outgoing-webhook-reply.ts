@@ -2,10 +2,8 @@ import type { App } from "../app.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import type { DisplayRecipientUser, WireMessage } from "../events/wire-types.js";
-import { normalizeContent, truncateTopic } from "../lib/message-content.js";
-import { prepareMessageTo } from "./message-prepare.js";
-import { doSendDirectMessage, doSendMessage } from "./message-send.js";
-import { doSendMessages } from "./message-write.js";
+import { truncateTopic } from "../lib/message-content.js";
+import { doSendDirectMessageToUsers, doSendMessage } from "./message-send.js";
 
 /** The client name of what outgoing-webhook bots post (Zulip's). */
 export const WEBHOOK_RESPONSE_CLIENT = "OutgoingWebhookResponse";
@@ -37,32 +35,14 @@ export async function sendWebhookReply(
     });
     return;
   }
-  const participants = (message.display_recipient as DisplayRecipientUser[])
+  // The trigger's participants still active (the bot is one of them either way).
+  const recipients = (message.display_recipient as DisplayRecipientUser[])
     .map((user) => realm.user(user.id))
     .filter((user): user is UserRow => user !== undefined && bool(user.is_active));
-  if (!participants.some((user) => user.id === bot.id)) participants.push(bot);
-  if (participants.length <= 2) {
-    const other = participants.find((user) => user.id !== bot.id) ?? bot;
-    await doSendDirectMessage(app, tx, {
-      sender: bot,
-      recipient: other,
-      content,
-      client: WEBHOOK_RESPONSE_CLIENT,
-    });
-    return;
-  }
-  const userIds = participants.map((user) => user.id).sort((a, b) => a - b);
-  const prepared = await prepareMessageTo(
-    app,
-    { knex: tx.knex, realm, channels: await app.channels.get(tx.knex, realm.id) },
-    {
-      sender: bot,
-      content: normalizeContent(content),
-      client: WEBHOOK_RESPONSE_CLIENT,
-      readBy: new Set([bot.id]),
-      checkMentions: false,
-    },
-    { kind: "direct", recipient: { type: "group", userIds }, participants },
-  );
-  await doSendMessages(app, tx, [prepared]);
+  await doSendDirectMessageToUsers(app, tx, {
+    sender: bot,
+    recipients,
+    content,
+    client: WEBHOOK_RESPONSE_CLIENT,
+  });
 }

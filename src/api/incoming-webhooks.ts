@@ -2,6 +2,7 @@ import type { Context } from "koa";
 import type { App } from "../app.js";
 import { notifyBotOwner, sendWebhookMessage } from "../actions/incoming-webhook.js";
 import { authenticate, authenticateApiKey } from "../http/auth.js";
+import { readBodyTextOrRefuse } from "../http/body-text.js";
 import { countingFailures, routeNotFound, type Endpoint } from "../http/endpoint.js";
 import { koaExchange } from "../http/exchange.js";
 import { JsonableError, badRequest, missingArgument } from "../errors.js";
@@ -16,33 +17,16 @@ import { Wild } from "../lib/integrations/wild.js";
  * lets any active account's key post here, incoming-webhook bots included; the URL's
  * `stream` and `topic` say where, else the bot's owner gets a direct message. The body
  * is read here, after the route is known, so a malformed one gets the integration's
- * "Malformed JSON" answer rather than the generic body parser's.
+ * "Malformed JSON" answer rather than the generic body parser's; it is read as every
+ * other body is (http/body-text.ts): inflated, and without a leading byte order mark.
+ * Zulip refuses a BOM-prefixed payload as malformed JSON (its JSON parser does not skip
+ * one); RFC 8259 lets a parser ignore it, and some senders (PowerShell, .NET) add one.
  */
 
 const INVALID_JSON_NOTICE = (webhook: string) =>
   `Hi there! It looks like you tried to set up the Zulip ${webhook} integration,\n` +
   "but didn't correctly configure the webhook to send data in the JSON format\n" +
   "that this integration expects!";
-
-/**
- * The body, up to `limit` bytes. Past it the rest is drained unread (ending the stream
- * early would cut the connection before the 413 answer).
- */
-async function readBody(ctx: Context, limit: number): Promise<string> {
-  const tooLarge = () => new JsonableError("Request body too large", "PAYLOAD_TOO_LARGE", 413);
-  if (Number(ctx.get("content-length") || 0) > limit) {
-    ctx.req.resume();
-    throw tooLarge();
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= limit) chunks.push(chunk);
-  }
-  if (size > limit) throw tooLarge();
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 /** Query parameters, then a form body's fields (Zulip reads both; the body wins). */
 function requestParams(ctx: Context, body: string): Map<string, string> {
@@ -117,7 +101,7 @@ function globToRegExp(pattern: string): RegExp {
 }
 
 async function handle(app: App, ctx: Context, integration: IncomingWebhookIntegration): Promise<void> {
-  const body = await readBody(ctx, app.config.body_limit_bytes);
+  const body = await readBodyTextOrRefuse(ctx.req, app.config.body_limit_bytes);
   const params = requestParams(ctx, body);
   const apiKey = params.get("api_key");
   const header = ctx.get("authorization");

@@ -4,9 +4,13 @@ import { int, intOrNull, type UserPresenceRow } from "../db/rows.js";
 import type { Db } from "../db/tx.js";
 import type { PresenceTimes } from "../lib/presence.js";
 import type { Logger } from "../logger.js";
+import { PresenceChangeLog } from "./presence-log.js";
 
 export interface PresenceRecord extends PresenceTimes {
-  /** The realm's presence sequence number of this change (Zulip's last_update_id). */
+  /**
+   * The presence sequence number of this change (Zulip's last_update_id). Shared, a
+   * change not flushed yet keeps the user's previous number (0 for a first one).
+   */
   readonly lastUpdateId: number;
   /** When it was recorded (milliseconds), by whichever process recorded it. */
   readonly changedAt: number;
@@ -22,13 +26,10 @@ export interface RealmPresence {
 interface MutableRealmPresence extends RealmPresence {
   readonly records: Map<number, PresenceRecord>;
   lastUpdateId: number;
-  /** Who changed, by update ID: log[i] is the user of update logStart + i. */
-  log: number[];
-  logStart: number;
+  readonly log: PresenceChangeLog;
+  /** Shared: every change flushed with an update ID up to this one has been read. */
+  readThrough: number;
 }
-
-/** Changes remembered for changedSince(); beyond that, readers start over. */
-const CHANGE_LOG_LIMIT = 10_000;
 
 /** Rows per INSERT: 5 bound values each stays well under SQLite's variable limit. */
 const FLUSH_CHUNK = 200;
@@ -41,24 +42,26 @@ const FLUSH_CHUNK = 200;
  * times a little too old, which the next pings correct. A realm is read from the
  * database once, on first use.
  *
- * Several processes (`shared`: workers, or servers on several machines): each takes
- * pings and flushes them, and after each flush reads the rows the others flushed since
- * it last looked, so a ping taken by one shows in the others' reads within about two
- * flush intervals (README, "Several workers"). A write never replaces a row recorded
- * later (`changed_at`), whichever process flushes last. Update IDs stay per process:
- * another process's change gets the next ID of the process that reads it.
+ * Alone, the process numbers each change as it takes it (each realm its own sequence).
+ * Several processes (`shared`: workers, or servers on several machines) share one
+ * sequence, kept in the database: a flush numbers its changes after the largest number
+ * written (inside the write transaction, so numbers are taken in commit order), then
+ * every process reads the rows numbered after what it last read, its own included, and
+ * shows them under the same numbers. So reads show a change once it is flushed (within
+ * one interval), the same on every process, and a client's last_update_id from one
+ * process means the same on the others. Until then only this process's decisions (get)
+ * see it. A write never replaces a row recorded later (`changed_at`), whichever process
+ * flushes last.
  */
 export class PresenceStore {
   private readonly realms = new Map<number, Promise<MutableRealmPresence>>();
   private readonly ready = new Map<number, MutableRealmPresence>();
   /** Changes not yet written, by user ID. */
   private dirty = new Map<number, PresenceRecord>();
+  /** Shared: the changes being written, until they are read back numbered. */
+  private writing: ReadonlyMap<number, PresenceRecord> | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
-
-  /** Shared: the last read of others' changes started at this time (ms); null before any. */
-  private readSinceMs: number | null = null;
-  private intervalMs = 0;
 
   constructor(
     private readonly db: Db,
@@ -83,11 +86,17 @@ export class PresenceStore {
   }
 
   /**
-   * A user's presence, if any. Like `set`, synchronous and only for a loaded realm
-   * (await `realm()` first), so a caller reads, decides and writes with nothing between.
+   * A user's presence, if any, as this process last recorded it (shared: also a change
+   * not yet flushed). Like `set`, synchronous and only for a loaded realm (await
+   * `realm()` first), so a caller reads, decides and writes with nothing between.
    */
   get(realmId: number, userId: number): PresenceRecord | undefined {
-    return this.loaded(realmId).records.get(userId);
+    const realm = this.loaded(realmId);
+    if (this.options.shared) {
+      const pending = this.dirty.get(userId) ?? this.writing?.get(userId);
+      if (pending) return pending;
+    }
+    return realm.records.get(userId);
   }
 
   /**
@@ -96,59 +105,68 @@ export class PresenceStore {
    */
   changedSince(realmId: number, updateId: number): readonly number[] | null {
     const realm = this.loaded(realmId);
-    if (updateId + 1 < realm.logStart || updateId > realm.lastUpdateId) return null;
-    return realm.log.slice(updateId + 1 - realm.logStart);
+    return realm.log.since(updateId, realm.lastUpdateId);
   }
 
-  /** Records a user's new presence under the realm's next sequence number. */
+  /**
+   * Records a user's new presence: alone, under the realm's next sequence number;
+   * shared, numbered by the flush that writes it.
+   */
   set(realmId: number, userId: number, times: PresenceTimes): PresenceRecord {
-    const record = this.record(realmId, userId, times, this.clock.nowMs());
+    const now = this.clock.nowMs();
+    let record: PresenceRecord;
+    if (this.options.shared) {
+      const lastUpdateId = this.loaded(realmId).records.get(userId)?.lastUpdateId ?? 0;
+      record = { ...times, lastUpdateId, changedAt: now };
+    } else {
+      record = this.record(realmId, userId, times, now, this.loaded(realmId).lastUpdateId + 1);
+    }
     this.dirty.set(userId, record);
     return record;
   }
 
-  private record(realmId: number, userId: number, times: PresenceTimes, changedAt: number): PresenceRecord {
+  private record(
+    realmId: number,
+    userId: number,
+    times: PresenceTimes,
+    changedAt: number,
+    updateId: number,
+  ): PresenceRecord {
     const realm = this.loaded(realmId);
-    realm.lastUpdateId += 1;
-    realm.log.push(userId);
-    if (realm.log.length > CHANGE_LOG_LIMIT) {
-      const dropped = realm.log.length - CHANGE_LOG_LIMIT / 2;
-      realm.log.splice(0, dropped);
-      realm.logStart += dropped;
-    }
+    realm.lastUpdateId = updateId;
+    realm.log.add(updateId, userId);
     const record: PresenceRecord = {
       lastActiveTime: times.lastActiveTime,
       lastConnectedTime: times.lastConnectedTime,
-      lastUpdateId: realm.lastUpdateId,
+      lastUpdateId: updateId,
       changedAt,
     };
     realm.records.set(userId, record);
     return record;
   }
 
-  /** Writes the changes made since the last flush, in one transaction. */
+  /**
+   * Writes the changes made since the last flush, in one transaction; shared, then reads
+   * the changes flushed since the last read (this one's and other processes').
+   */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.writeDirty());
+    this.flushing = this.flushing.then(async () => {
+      await this.writeDirty();
+      if (this.options.shared) await this.readFlushed();
+    });
     return this.flushing;
   }
 
-  /**
-   * Reads the changes other processes flushed since the last read (only when shared;
-   * after each timed flush). Serialized with flushes.
-   */
+  /** Shared: reads the changes flushed since the last read. Serialized with flushes. */
   readOthers(): Promise<void> {
     if (!this.options.shared) return Promise.resolve();
-    this.flushing = this.flushing.then(() => this.mergeFlushed());
+    this.flushing = this.flushing.then(() => this.readFlushed());
     return this.flushing;
   }
 
-  /** Flushes (and, shared, reads others' changes) every `intervalMs` until stop(). */
+  /** Flushes (and, shared, reads what was flushed) every `intervalMs` until stop(). */
   start(intervalMs: number): void {
-    this.intervalMs = intervalMs;
-    this.timer ??= setInterval(() => {
-      void this.flush();
-      void this.readOthers();
-    }, intervalMs);
+    this.timer ??= setInterval(() => void this.flush(), intervalMs);
     this.timer.unref();
   }
 
@@ -173,13 +191,19 @@ export class PresenceStore {
       .join("users as u", "u.id", "p.user_id")
       .where("u.realm_id", realmId)
       .select<UserPresenceRow[]>(PRESENCE_COLUMNS);
-    const realm: MutableRealmPresence = { records: new Map(), lastUpdateId: 0, log: [], logStart: 1 };
+    let newest = 0;
+    const records = new Map<number, PresenceRecord>();
     for (const row of rows) {
       const lastUpdateId = int(row.last_update_id);
-      realm.records.set(row.user_id, { ...timesOf(row), lastUpdateId, changedAt: int(row.changed_at) });
-      realm.lastUpdateId = Math.max(realm.lastUpdateId, lastUpdateId);
+      records.set(row.user_id, { ...timesOf(row), lastUpdateId, changedAt: int(row.changed_at) });
+      newest = Math.max(newest, lastUpdateId);
     }
-    realm.logStart = realm.lastUpdateId + 1;
+    const realm: MutableRealmPresence = {
+      records,
+      lastUpdateId: newest,
+      log: new PresenceChangeLog(newest),
+      readThrough: newest,
+    };
     this.ready.set(realmId, realm);
     return realm;
   }
@@ -188,15 +212,19 @@ export class PresenceStore {
     if (this.dirty.size === 0) return;
     const batch = this.dirty;
     this.dirty = new Map();
-    const rows = [...batch].map(([userId, record]) => ({
-      user_id: userId,
-      last_active_time: record.lastActiveTime,
-      last_connected_time: record.lastConnectedTime,
-      last_update_id: record.lastUpdateId,
-      changed_at: record.changedAt,
-    }));
+    const shared = this.options.shared === true;
+    if (shared) this.writing = batch;
     try {
       await this.db.transaction(async (tx) => {
+        // Shared: the next numbers of the one sequence, taken under the write lock.
+        let next = shared ? await newestUpdateId(tx.knex) : 0;
+        const rows = [...batch].map(([userId, record]) => ({
+          user_id: userId,
+          last_active_time: record.lastActiveTime,
+          last_connected_time: record.lastConnectedTime,
+          last_update_id: shared ? ++next : record.lastUpdateId,
+          changed_at: record.changedAt,
+        }));
         for (let i = 0; i < rows.length; i += FLUSH_CHUNK) {
           const upsert = tx
             .knex("user_presence")
@@ -204,7 +232,7 @@ export class PresenceStore {
             .onConflict("user_id")
             .merge();
           // Another process may have written a later change of the same user: it stays.
-          if (this.options.shared) {
+          if (shared) {
             await upsert.where("user_presence.changed_at", "<=", tx.knex.raw("excluded.changed_at"));
           } else {
             await upsert;
@@ -221,43 +249,51 @@ export class PresenceStore {
   }
 
   /**
-   * Takes the rows other processes flushed since the last read. A process flushes a
-   * change within its flush interval (plus the flush's own time), so rows recorded up to
-   * two intervals and a margin before the last read began may be new; those already
-   * known, or older than what is held, are skipped. Machines' clocks must agree (NTP).
+   * Shared: takes the rows flushed (by any process) since the last read, in the order of
+   * their numbers. Flushes take numbers under the write lock and commit in that order,
+   * so a read sees every change up to the largest number it finds.
    */
-  private async mergeFlushed(): Promise<void> {
-    const realmIds = [...this.ready.keys()];
-    const startedMs = this.clock.nowMs();
-    if (realmIds.length === 0) return;
-    const sinceMs = this.readSinceMs === null ? 0 : this.readSinceMs - 2 * this.intervalMs - MERGE_MARGIN_MS;
+  private async readFlushed(): Promise<void> {
+    const realms = [...this.ready];
     try {
-      const rows = await this.reader("user_presence as p")
-        .join("users as u", "u.id", "p.user_id")
-        .whereIn("u.realm_id", realmIds)
-        .where("p.changed_at", ">", sinceMs)
-        .select<Array<UserPresenceRow & { realm_id: number }>>([...PRESENCE_COLUMNS, "u.realm_id"]);
-      for (const row of rows) {
-        const changedAt = int(row.changed_at);
-        const held = this.ready.get(row.realm_id)?.records.get(row.user_id);
-        if (held && held.changedAt >= changedAt) continue;
-        this.record(row.realm_id, row.user_id, timesOf(row), changedAt);
-        // This process's own older change of the user is outdated: not written.
-        const pending = this.dirty.get(row.user_id);
-        if (pending && pending.changedAt < changedAt) this.dirty.delete(row.user_id);
-      }
-      this.readSinceMs = startedMs;
+      if (realms.length > 0) await this.readRowsAfter(realms);
     } catch (err) {
       const code = (err as { code?: unknown }).code;
-      this.logger.warn(
-        `reading other processes' presence failed (${typeof code === "string" ? code : "error"})`,
-      );
+      this.logger.warn(`reading flushed presence failed (${typeof code === "string" ? code : "error"})`);
+    } finally {
+      this.writing = null;
     }
+  }
+
+  private async readRowsAfter(realms: Array<[number, MutableRealmPresence]>): Promise<void> {
+    const after = Math.min(...realms.map(([, realm]) => realm.readThrough));
+    // By number only (user_presence_last_update_id): rows of realms not loaded are skipped below.
+    const rows = await this.reader("user_presence as p")
+      .join("users as u", "u.id", "p.user_id")
+      .where("p.last_update_id", ">", after)
+      .orderBy("p.last_update_id")
+      .select<Array<UserPresenceRow & { realm_id: number }>>([...PRESENCE_COLUMNS, "u.realm_id"]);
+    let readThrough = after;
+    for (const row of rows) {
+      const updateId = int(row.last_update_id);
+      readThrough = updateId;
+      const realm = this.ready.get(row.realm_id);
+      if (!realm || updateId <= realm.readThrough) continue;
+      const changedAt = int(row.changed_at);
+      this.record(row.realm_id, row.user_id, timesOf(row), changedAt, updateId);
+      // This process's own older change of the user is outdated: not written.
+      const pending = this.dirty.get(row.user_id);
+      if (pending && pending.changedAt < changedAt) this.dirty.delete(row.user_id);
+    }
+    for (const [, realm] of realms) realm.readThrough = Math.max(realm.readThrough, readThrough);
   }
 }
 
-/** Slack beyond two flush intervals for a row to be flushed after it was recorded. */
-const MERGE_MARGIN_MS = 10_000;
+/** The largest presence update number written, 0 when none (user_presence_last_update_id). */
+async function newestUpdateId(knex: Knex): Promise<number> {
+  const row = await knex("user_presence").max<{ id: number | string | null }>("last_update_id as id").first();
+  return intOrNull(row?.id) ?? 0;
+}
 
 const PRESENCE_COLUMNS = [
   "p.user_id",

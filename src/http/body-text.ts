@@ -1,6 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import type { Readable, Transform } from "node:stream";
 import { createBrotliDecompress, createUnzip } from "node:zlib";
+import { JsonableError, badRequest } from "../errors.js";
+import { drainRequest } from "./reclaim.js";
 
 /**
  * Reads a whole request body as UTF-8 text, as koa-body's co-body did (raw-body over
@@ -33,6 +35,26 @@ export function readBodyText(req: IncomingMessage, limitBytes: number): Promise<
     return Promise.reject(new BodyReadError(413, "request body over the limit"));
   if (!req.readable) return Promise.reject(new BodyReadError(400, "request body already read"));
   return collect(req, inflater, length, limitBytes);
+}
+
+/**
+ * readBodyText for an endpoint that reads its own body: a body it cannot read is refused
+ * with the API's error (413 PAYLOAD_TOO_LARGE over the limit, else 400), and the unread
+ * rest is drained unbuffered, so the answer reaches the client on a connection it can reuse.
+ */
+export async function readBodyTextOrRefuse(req: IncomingMessage, limitBytes: number): Promise<string> {
+  try {
+    return await readBodyText(req, limitBytes);
+  } catch (err) {
+    drainRequest(req);
+    throw refusal(err as BodyReadError);
+  }
+}
+
+function refusal(err: BodyReadError): JsonableError {
+  if (err.status === 413) return new JsonableError("Request body too large", "PAYLOAD_TOO_LARGE", 413);
+  if (err.status === 415) return badRequest("Unsupported request body type");
+  return badRequest("Malformed request body");
 }
 
 function collect(

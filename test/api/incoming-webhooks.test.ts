@@ -211,26 +211,3 @@ describe("incoming webhooks: authentication, destination and errors", function (
     );
   });
 });
-
-describe("incoming webhooks: body size", function () {
-  let server: TestServer;
-
-  before(async function () {
-    server = await startTestServer({ body_limit_bytes: 4096 });
-  });
-  after(async function () {
-    await server.close();
-  });
-
-  it("a body over body_limit_bytes is refused with 413, nothing posted", async function () {
-    const realm = await server.factory.realm();
-    const hamlet = realm.users.hamlet!;
-    await createChannel(hamlet, "dev", [hamlet]);
-    const bot = await createBot(hamlet, "hooks", { bot_type: 2 });
-    const count = await messageCount(server);
-    const body = JSON.stringify({ text: "x".repeat(10_000) });
-    const res = await postWebhook(server, `json?api_key=${bot.apiKey}&stream=dev`, body);
-    expectError(res as never, 413, "Request body too large", "PAYLOAD_TOO_LARGE");
-    expect(await messageCount(server)).to.equal(count);
-  });
-});

@@ -127,6 +127,8 @@ describe("outgoing webhooks", function () {
 
     const [reply] = await messagesBy(server, bot.id);
     expect(reply).to.include({ content: "echo: hi", topic: "t1", sending_client: "OutgoingWebhookResponse" });
+    const trigger = await server.app.knex("messages").where({ id: sent.id }).first<SentRow>();
+    expect(reply!.recipient_id, "the same channel").to.equal(trigger.recipient_id);
     expect(await pendingDeliveries(server)).to.equal(0);
   });
 
@@ -172,6 +174,29 @@ describe("outgoing webhooks", function () {
       await waitFor(async () => (await pendingDeliveries(server)) === 0);
     }
     expect(await messagesBy(server, bot.id)).to.have.length(1);
+  });
+
+  it("a reply to a group direct message goes to the same group, as Zulip's does", async function () {
+    const realm = await server.factory.realm();
+    const hamlet = realm.users.hamlet!;
+    const othello = realm.users.othello!;
+    const bot = await webhookBot(hamlet, "group", url);
+    receiver.handler = (_req, res) => res.end(JSON.stringify({ content: "to all" }));
+    const sent = expectSuccess(
+      await hamlet.client.post("/messages", { type: "private", to: [bot.id, othello.id], content: "hi" }),
+    );
+    await waitFor(async () => (await messagesBy(server, bot.id)).length === 1);
+    const trigger = await server.app.knex("messages").where({ id: sent.id }).first<SentRow>();
+    const [reply] = await messagesBy(server, bot.id);
+    expect(reply!.recipient_id).to.equal(trigger.recipient_id);
+    const seen = expectSuccess(await othello.client.get(`/messages/${reply!.id}`)).message as {
+      type: string;
+      display_recipient: Array<{ id: number }>;
+    };
+    expect(seen.type).to.equal("private");
+    expect(seen.display_recipient.map((u) => u.id)).to.deep.equal(
+      [hamlet.id, othello.id, bot.id].sort((a, b) => a - b),
+    );
   });
 
   it("a channel message without a mention, and a bot's message, trigger nothing", async function () {

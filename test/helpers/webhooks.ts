@@ -14,7 +14,7 @@ export interface WebhookAnswer {
 export async function postWebhook(
   server: TestServer,
   pathAndQuery: string,
-  body: string,
+  body: string | Buffer,
   headers: Record<string, string> = {},
 ): Promise<WebhookAnswer> {
   const res = await fetch(`${server.url}/api/v1/external/${pathAndQuery}`, {

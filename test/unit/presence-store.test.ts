@@ -95,17 +95,19 @@ describe("presence store: batched writes", function () {
       server.app.knex("user_presence").where({ user_id: hamlet }).first("last_active_time", "changed_at");
     expect(await stored()).to.deep.include({ last_active_time: 200 });
     expect(Number((await stored()).changed_at)).to.equal(2_000);
-    // Each reads what the other flushed: a takes b's later change under its own next ID.
+    // Each reads what was flushed: a takes b's later change under the number b's flush gave it.
     await a.readOthers();
     await b.readOthers();
+    const numbered = b.get(realm.id, hamlet)!.lastUpdateId;
+    expect(numbered).to.be.greaterThan(start);
     expect(a.get(realm.id, hamlet)).to.deep.equal({
       lastActiveTime: 200,
       lastConnectedTime: 200,
-      lastUpdateId: start + 2,
+      lastUpdateId: numbered,
       changedAt: 2_000,
     });
-    expect(a.changedSince(realm.id, start + 1)).to.deep.equal([hamlet]);
-    expect(b.get(realm.id, hamlet)!.lastUpdateId).to.equal(start + 1);
+    expect(a.changedSince(realm.id, start)).to.deep.equal([hamlet]);
+    expect(a.changedSince(realm.id, numbered)).to.deep.equal([]);
     // Recorded later wins even with earlier times (turning presence off records that).
     now = 3_000;
     a.set(realm.id, hamlet, { lastActiveTime: null, lastConnectedTime: 50 });
@@ -113,6 +115,65 @@ describe("presence store: batched writes", function () {
     await b.readOthers();
     expect(b.get(realm.id, hamlet)).to.deep.include({ lastActiveTime: null, lastConnectedTime: 50 });
     expect(b.unflushed).to.equal(0);
+  });
+
+  /** Two stores sharing the database, as two processes' (with the server's clock). */
+  const sharedPair = () =>
+    [0, 1].map(() => new PresenceStore(server.app.db, server.app.knex, silentLogger, { shared: true })) as [
+      PresenceStore,
+      PresenceStore,
+    ];
+
+  it("shared: one sequence, numbered in flush order, the same in every store", async function () {
+    const realm = await server.factory.realm({ hamlet: 400, othello: 400 });
+    const [hamlet, othello] = [realm.users.hamlet!.id, realm.users.othello!.id];
+    const [a, b] = sharedPair();
+    await a.realm(realm.id);
+    await b.realm(realm.id);
+    // Two changes of one user before a flush: b writes (and numbers) only the second.
+    b.set(realm.id, othello, { lastActiveTime: 1, lastConnectedTime: 1 });
+    b.set(realm.id, othello, { lastActiveTime: 2, lastConnectedTime: 2 });
+    await b.flush();
+    a.set(realm.id, hamlet, { lastActiveTime: 3, lastConnectedTime: 3 });
+    await a.flush();
+    await b.readOthers();
+    const first = a.get(realm.id, othello)!.lastUpdateId;
+    const second = a.get(realm.id, hamlet)!.lastUpdateId;
+    expect(second).to.be.greaterThan(first);
+    for (const store of [a, b]) {
+      const state = await store.realm(realm.id);
+      expect(state.lastUpdateId).to.equal(second);
+      expect(state.records.get(othello)).to.deep.include({ lastActiveTime: 2, lastUpdateId: first });
+      expect(state.records.get(hamlet)).to.deep.include({ lastActiveTime: 3, lastUpdateId: second });
+      expect(store.changedSince(realm.id, first)).to.deep.equal([hamlet]);
+    }
+    // The stored rows carry the same numbers: a process started later reads them as they are.
+    const [c] = sharedPair();
+    expect((await c.realm(realm.id)).records.get(hamlet)!.lastUpdateId).to.equal(second);
+  });
+
+  it("shared: an unflushed change counts for decisions (get) but shows in reads once flushed", async function () {
+    const realm = await server.factory.realm({ hamlet: 400 });
+    const hamlet = realm.users.hamlet!.id;
+    const [a, b] = sharedPair();
+    const state = await a.realm(realm.id);
+    await b.realm(realm.id);
+    const before = state.lastUpdateId;
+    a.set(realm.id, hamlet, { lastActiveTime: 10, lastConnectedTime: 10 });
+    expect(a.get(realm.id, hamlet)).to.deep.include({ lastActiveTime: 10 });
+    expect(state.records.has(hamlet)).to.equal(false);
+    expect(a.changedSince(realm.id, before)).to.deep.equal([]);
+    await a.flush();
+    expect(a.unflushed).to.equal(0);
+    expect(state.records.get(hamlet)!.lastUpdateId).to.be.greaterThan(before);
+    expect(a.changedSince(realm.id, before)).to.deep.equal([hamlet]);
+    // Read after a's flush, the other store shows the same; its later change takes a larger number.
+    await b.readOthers();
+    b.set(realm.id, hamlet, { lastActiveTime: 20, lastConnectedTime: 20 });
+    await b.flush();
+    await a.readOthers();
+    expect(state.records.get(hamlet)).to.deep.include({ lastActiveTime: 20 });
+    expect(state.lastUpdateId).to.equal((await b.realm(realm.id)).lastUpdateId);
   });
 
   it("refuses to read or change a realm it has not loaded", function () {

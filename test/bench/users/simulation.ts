@@ -18,7 +18,7 @@ import { Agent, request } from "node:http";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { readInput } from "../processes.js";
 import { percentile, round } from "../stats.js";
-import { random } from "./dataset.js";
+import { random } from "../dataset.js";
 
 export interface SimulationInput {
   base: string;
