@@ -74,7 +74,11 @@ export interface EndpointSpec<A extends AuthLevel, S extends ParamSpec> {
   handler: Handler<A, ParamValues<S>>;
 }
 
-export interface Endpoint {
+/**
+ * What the router and the request carriers use of an endpoint: all an entry of the route
+ * table (api/index.ts) knows before the endpoint's module loads.
+ */
+export interface RouteEntry {
   readonly method: HttpMethod;
   readonly path: string;
   readonly auth: AuthLevel;
@@ -82,8 +86,6 @@ export interface Endpoint {
   readonly intPathParams: ReadonlySet<string>;
   /** Parses its own (multipart, streamed) body: the default body parser skips it. */
   readonly streamsBody: boolean;
-  /** Every parameter it reads, path parameters included (the fault tests fuzz them). */
-  readonly paramNames: readonly string[];
   /** Answers through Koa's context (every request the plain path below does not take). */
   run(app: App, ctx: Context, pathParams: Readonly<Record<string, string>>): Promise<void>;
   /**
@@ -96,6 +98,12 @@ export interface Endpoint {
     exchange: Exchange,
     pathParams: Readonly<Record<string, string>>,
   ) => Promise<Record<string, unknown>>;
+}
+
+/** An endpoint as its module defines it. */
+export interface Endpoint extends RouteEntry {
+  /** Every parameter it reads, path parameters included (the fault tests fuzz them). */
+  readonly paramNames: readonly string[];
 }
 
 export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: EndpointSpec<A, S>): Endpoint {

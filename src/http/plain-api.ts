@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { App } from "../app.js";
-import type { Endpoint } from "./endpoint.js";
+import type { RouteEntry } from "./endpoint.js";
 import type { Exchange } from "./exchange.js";
 import { jsonBody } from "./json-body.js";
 import { failure, logRequest } from "./outcome.js";
@@ -43,7 +43,7 @@ export function plainApi(app: App, router: Router): PlainHandler {
 
 async function serve(
   app: App,
-  endpoint: Endpoint,
+  endpoint: RouteEntry,
   exchange: PlainExchange,
   pathParams: Readonly<Record<string, string>>,
   path: string,

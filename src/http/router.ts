@@ -1,4 +1,4 @@
-import type { Endpoint, HttpMethod } from "./endpoint.js";
+import type { HttpMethod, RouteEntry } from "./endpoint.js";
 
 /**
  * The route table under /api/v1. As in Zulip, where a URL is resolved before its method
@@ -23,14 +23,14 @@ type Segment =
   | { kind: "rest"; name: string };
 
 interface Route {
-  endpoint: Endpoint;
+  endpoint: RouteEntry;
   segments: Segment[];
   /** Declaration order: the tie-breaker. */
   order: number;
 }
 
 export type Resolution =
-  | { kind: "endpoint"; endpoint: Endpoint; params: Record<string, string> }
+  | { kind: "endpoint"; endpoint: RouteEntry; params: Record<string, string> }
   | { kind: "method_not_allowed"; allowed: HttpMethod[] }
   | { kind: "not_found" };
 
@@ -46,7 +46,7 @@ function compareSpecificity(a: Route, b: Route): number {
   return 0;
 }
 
-function parseTemplate(endpoint: Endpoint): Segment[] {
+function parseTemplate(endpoint: RouteEntry): Segment[] {
   return endpoint.path
     .slice(1)
     .split("/")
@@ -107,7 +107,7 @@ export class Router {
   /** Routes starting with a parameter: tried for every path. */
   private readonly anyFirst: Route[] = [];
 
-  constructor(endpoints: readonly Endpoint[]) {
+  constructor(endpoints: readonly RouteEntry[]) {
     endpoints.forEach((endpoint, order) => {
       const route = { endpoint, segments: parseTemplate(endpoint), order };
       const first = route.segments[0]!;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { expect } from "chai";
 import { ENDPOINTS } from "../../src/api/index.js";
-import type { Endpoint } from "../../src/http/endpoint.js";
+import type { RouteEntry } from "../../src/http/endpoint.js";
 import { Router } from "../../src/http/router.js";
 import { expectError } from "../helpers/client.js";
 import type { TestRealm } from "../helpers/factories.js";
@@ -24,7 +24,7 @@ const shape = (template: string) =>
     .join("/");
 
 /** chatd's endpoint for a documented pair: same method, same shape (parameter names aside). */
-const servedBy = (method: string, template: string): Endpoint | undefined =>
+const servedBy = (method: string, template: string): RouteEntry | undefined =>
   ENDPOINTS.find((e) => e.method === method && shape(e.path) === shape(template));
 
 /** A concrete path for a template, with plausible values (a fragment has slashes). */

@@ -1,4 +1,4 @@
-import { ENDPOINTS } from "../../src/api/index.js";
+import { loadEndpoints } from "../../src/api/index.js";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { fuzzRequest, pick, seededRandom, type FuzzRequest, type Route } from "./fuzz-cases.js";
@@ -34,14 +34,16 @@ const OPENAPI_PATHS = fileURLToPath(new URL("../../../test/api/zulip-openapi-pat
 /**
  * Every route of chatd, then every (method, path) of Zulip's API description chatd does not
  * route (they must get Zulip's 404 or 405 envelope). `{user_id}`-style parameters ending in
- * `_id` are integers there.
+ * `_id` are integers there. chatd's endpoints are loaded for their parameter names (the
+ * route table does not hold them).
  */
-export function fuzzedRoutes(): Route[] {
-  const own: Route[] = ENDPOINTS.filter(
+export async function fuzzedRoutes(): Promise<Route[]> {
+  const endpoints = await loadEndpoints();
+  const own: Route[] = endpoints.filter(
     (endpoint) => !SESSION_ENDING.has(`${endpoint.method} ${endpoint.path}`),
   );
   const known = new Set(
-    ENDPOINTS.map((endpoint) => `${endpoint.method} ${endpoint.path.replace(/:\w+/g, ":")}`),
+    endpoints.map((endpoint) => `${endpoint.method} ${endpoint.path.replace(/:\w+/g, ":")}`),
   );
   const documented = readFileSync(OPENAPI_PATHS, "utf8")
     .split("\n")
@@ -98,7 +100,7 @@ export async function fuzzPass(
   options: { requests: number; seed: number; concurrency: number; ids: readonly string[] },
 ): Promise<FuzzFigures> {
   const random = seededRandom(options.seed);
-  const endpoints = fuzzedRoutes();
+  const endpoints = await fuzzedRoutes();
   const figures: FuzzFigures = {
     requests: 0,
     byStatus: {},

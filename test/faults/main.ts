@@ -162,7 +162,7 @@ async function runFuzz(driver: string): Promise<{ figures: FuzzFigures; problems
     server = null;
     if (code !== 0) problems.push(`the server exited with ${code} on SIGTERM`);
     log(
-      `${driver}: ${figures.requests} requests over ${fuzzedRoutes().length} routes in ${seconds.toFixed(1)} s, ` +
+      `${driver}: ${figures.requests} requests over ${(await fuzzedRoutes()).length} routes in ${seconds.toFixed(1)} s, ` +
         `${figures.serverErrors} 5xx, ${figures.nonEnvelope} non-envelope answers, ` +
         `${figures.transportErrors} transport errors; statuses ${JSON.stringify(figures.byStatus)}`,
     );
