@@ -53,11 +53,7 @@ export class UserStateCache {
     switch (event.type) {
       case "message": {
         const id = event.message.id;
-        const userIds: Iterable<number> =
-          recipients instanceof Map
-            ? (recipients as ReadonlyMap<number, unknown>).keys()
-            : (recipients as Iterable<number>);
-        for (const userId of userIds) {
+        for (const userId of recipientIds(recipients)) {
           const known = this.maxMessageIds.get(userId);
           if (known !== undefined && known < id) this.maxMessageIds.set(userId, id);
         }
@@ -74,8 +70,16 @@ export class UserStateCache {
       case "realm_user":
         if (event.op === "update" && "custom_profile_field" in event.person) this.profiles.delete(realmId);
         break;
-      case "update_message_flags":
       case "reaction":
+        // Reacting to a message one never received adds it to one's messages (a historical
+        // row), which can raise one's newest message ID: recompute on demand.
+        if (event.op === "add") this.maxMessageIds.delete(event.user_id);
+        break;
+      case "update_message_flags":
+        // As reacting: flagging (starring) a message one never received adds it.
+        if (event.op === "add")
+          for (const userId of recipientIds(recipients)) this.maxMessageIds.delete(userId);
+        break;
       case "submessage":
       case "typing":
       case "typing_edit_message":
@@ -114,4 +118,11 @@ export class UserStateCache {
     this.maxMessageIds.clear();
     this.profiles.clear();
   }
+}
+
+/** The user IDs an event goes to (recipients are IDs, or a map keyed by them). */
+function recipientIds(recipients: EventRecipients): Iterable<number> {
+  return recipients instanceof Map
+    ? (recipients as ReadonlyMap<number, unknown>).keys()
+    : (recipients as Iterable<number>);
 }

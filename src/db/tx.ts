@@ -206,10 +206,13 @@ export class Db {
   }
 }
 
-/** Pool size - 1 slots for early read transactions; null when the pool has one connection. */
+/**
+ * Half the pool (at least one slot) for early read transactions, so a storm of registers
+ * leaves the other reads connections; null when the pool has one connection.
+ */
 function earlySlots(reader: Knex): Semaphore | null {
   const max = (reader.client as { pool?: { max?: number } }).pool?.max ?? 1;
-  return max > 1 ? new Semaphore(max - 1) : null;
+  return max > 1 ? new Semaphore(Math.max(1, Math.floor(max / 2))) : null;
 }
 
 /**

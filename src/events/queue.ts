@@ -184,8 +184,7 @@ export class EventQueue {
    * event's, and is not queued), so every process's copy numbers events alike.
    */
   volatileHeartbeats = false;
-  /** How long after an answer with events the next one is held back (COALESCE_MS; 0: never). */
-  coalesceMs = COALESCE_MS;
+  private windowMs = COALESCE_MS;
   /** When a poll was last answered with events (ms, performance.now()). */
   answeredAt = -Infinity;
   private waiter: Waiter | null = null;
@@ -205,6 +204,18 @@ export class EventQueue {
 
   get lastEventId(): number {
     return this.nextEventId - 1;
+  }
+
+  /** How long after an answer with events the next one is held back (COALESCE_MS; 0: never). */
+  get coalesceMs(): number {
+    return this.windowMs;
+  }
+
+  /** Only before the first answer (tests): a held queue must stay with its window's coalescer. */
+  set coalesceMs(ms: number) {
+    if (this.answeredAt !== -Infinity || this.wake !== "none")
+      throw new Error("the queue was already answered");
+    this.windowMs = ms;
   }
 
   get isPolling(): boolean {

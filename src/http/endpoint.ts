@@ -245,6 +245,11 @@ class Info implements RequestInfo {
 
   whenGone(listener: () => void): () => void {
     const res = this.res;
+    // Gone before the wait began: 'close' was already emitted.
+    if (res.destroyed && !res.writableFinished) {
+      listener();
+      return () => {};
+    }
     // 'close' also follows a finished answer: only an unfinished one means the client left.
     const onClose = () => {
       if (!res.writableFinished) listener();

@@ -1,4 +1,5 @@
 import type { App } from "../app.js";
+import { loadWorld } from "../cache/world.js";
 import type { UserRow } from "../db/rows.js";
 import { fetchPresenceState } from "./presence.js";
 import { wantsType, type CapturedState, type StateContext, type StateFetcher } from "./state-context.js";
@@ -41,9 +42,9 @@ export async function captureRegisterSources(
   context: Omit<StateContext, keyof CapturedState | "app" | "knex" | "user">,
 ): Promise<RegisterCapture> {
   // Cache misses load through the read pool, inside the lock, and are cached as usual.
-  const realm = await app.realms.get(app.knex, authenticated.realm_id);
+  const world = await loadWorld(app, app.knex, authenticated.realm_id);
+  const realm = world.realm;
   const user = realm.user(authenticated.id) ?? authenticated;
-  const channels = await app.channels.get(app.knex, realm.id);
   const profiles = await app.userState.realmProfiles(app.knex, realm.id);
   const presenceRecords =
     context.includeSubscribers === "partial" && wantsType(context, "subscription")
@@ -51,7 +52,7 @@ export async function captureRegisterSources(
       : null;
   const captured: CapturedState = {
     realm,
-    world: { realm, channels },
+    world,
     profiles,
     maxMessageId: app.userState.knownMaxMessageId(user.id) ?? null,
     presenceRecords,

@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import { cast, type Cast } from "../helpers/channels.js";
+import { cast, createChannel, type Cast } from "../helpers/channels.js";
 import { expectSuccess } from "../helpers/client.js";
-import { sendDirect } from "../helpers/message-send.js";
+import { sendDirect, sendToChannel } from "../helpers/message-send.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 // GET /users/me answers from an in-memory cache that follows the event stream; these
@@ -32,6 +32,35 @@ describe("GET /users/me from the user-state cache", function () {
     expect((await me()).max_message_id).to.equal(first);
     const second = await sendDirect(u.othello, [u.cordelia, u.hamlet], "two");
     expect((await me()).max_message_id).to.equal(second);
+  });
+
+  it("follows max_message_id when starring or reacting adds a message one never received", async function () {
+    const channel = await createChannel(u.hamlet, "Unheard by cordelia", [u.hamlet]);
+    const registered = async (): Promise<unknown> => {
+      const body = expectSuccess(
+        await u.cordelia.client.post("/register", { fetch_event_types: '["message"]' }),
+      );
+      return body.max_message_id;
+    };
+    const starred = await sendToChannel(u.hamlet, channel, "t", "star me");
+    const before = (await me()).max_message_id as number;
+    expect(before).to.be.below(starred);
+    expect(await registered()).to.equal(before);
+    // Starring a public channel's message adds it to cordelia's messages (Zulip's historical row).
+    expectSuccess(
+      await u.cordelia.client.post("/messages/flags", {
+        messages: `[${starred}]`,
+        op: "add",
+        flag: "starred",
+      }),
+    );
+    expect((await me()).max_message_id).to.equal(starred);
+    expect(await registered()).to.equal(starred);
+    const reacted = await sendToChannel(u.hamlet, channel, "t", "react to me");
+    expect((await me()).max_message_id).to.equal(starred);
+    expectSuccess(await u.cordelia.client.post(`/messages/${reacted}/reactions`, { emoji_name: "smile" }));
+    expect((await me()).max_message_id).to.equal(reacted);
+    expect(await registered()).to.equal(reacted);
   });
 
   it("follows the caller's custom profile values and field deletion", async function () {
