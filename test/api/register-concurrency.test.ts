@@ -44,6 +44,16 @@ function differences(applied: State, fresh: State): string[] {
 
 const REGISTER_PARAMS: Params = { include_subscribers: true, client_gravatar: false };
 
+/** Further registers, each checked against a fresh register with the same parameters. */
+const VARIANTS: Array<{ params: Params; includeSubscribers: boolean | "partial" }> = [
+  // Presence computed inside the lock, realm_users with the captured profile map (drafts: see below).
+  {
+    params: { fetch_event_types: ["presence", "realm_user", "drafts"], client_gravatar: false },
+    includeSubscribers: false,
+  },
+  { params: { include_subscribers: "partial", client_gravatar: false }, includeSubscribers: "partial" },
+];
+
 /** Runs `step` `times` times in turn (one client's stream of changes). */
 async function repeat(times: number, step: (i: number) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < times; i++) await step(i);
@@ -56,6 +66,7 @@ describe("POST /register under concurrent commits", function () {
     let server: TestServer;
     let realm: TestRealm;
     let u: Cast;
+    let phone: number;
 
     before(async function () {
       server = await startTestServer({ max_queues_per_user: 1000 });
@@ -64,12 +75,15 @@ describe("POST /register under concurrent commits", function () {
       await createChannel(u.hamlet, "Elsinore", [u.hamlet, u.iago, u.othello]);
       await createChannel(u.iago, "Yorick", [u.iago, u.cordelia]);
       await createChannel(u.hamlet, "Ophelia", [u.hamlet]);
+      phone = expectSuccess(
+        await u.iago.client.post("/realm/profile_fields", { field_type: 1, name: "Phone" }),
+      ).id as number;
     });
     after(async function () {
       await server.close();
     });
 
-    it("for every register fired while messages, flags, subscriptions, users and realm settings change", async function () {
+    it("for every register fired while messages, flags, subscriptions, users, presence, profile data and realm settings change", async function () {
       const viewer = u.iago;
       const sent: number[] = [];
       await sendToChannel(u.hamlet, "Elsinore", "castle", "a first message").then((id) => sent.push(id));
@@ -81,7 +95,20 @@ describe("POST /register under concurrent commits", function () {
       let midRead = 0;
       fetchers.drafts = async (ctx) => {
         const n = midRead++;
-        if (n % 3 === 0) sent.push(await sendToChannel(u.hamlet, "Elsinore", "castle", `mid-read ${n}`));
+        // Every fourth read waits for a presence change or a profile value instead.
+        if (n % 4 === 3) {
+          if (n % 8 === 3)
+            expectSuccess(
+              await u.othello.client.post("/users/me/presence", { status: n % 16 === 3 ? "idle" : "active" }),
+            );
+          else
+            expectSuccess(
+              await u.hamlet.client.patch("/users/me/profile_data", {
+                data: [{ id: phone, value: `mid-read ${n}` }],
+              }),
+            );
+        } else if (n % 3 === 0)
+          sent.push(await sendToChannel(u.hamlet, "Elsinore", "castle", `mid-read ${n}`));
         else if (n % 3 === 1)
           expectSuccess(
             await viewer.client.post("/messages/flags", {
@@ -106,10 +133,17 @@ describe("POST /register under concurrent commits", function () {
         registers.push(register(viewer.client, REGISTER_PARAMS));
         await registers.at(-1);
       });
+      const variantRegisters: Array<{ variant: number; state: Promise<State> }> = [];
+      const registeringVariants = repeat(16, async (i) => {
+        const variant = i % VARIANTS.length;
+        variantRegisters.push({ variant, state: register(viewer.client, VARIANTS[variant]!.params) });
+        await variantRegisters.at(-1)!.state;
+      });
       const rounds = 12;
       try {
         await Promise.all([
           registering,
+          registeringVariants,
           repeat(rounds, async (i) =>
             sent.push(await sendToChannel(u.hamlet, "Elsinore", "castle", `m${i}`)),
           ),
@@ -156,6 +190,23 @@ describe("POST /register under concurrent commits", function () {
               await u.desdemona.client.patch("/realm/user_settings_defaults", { enter_sends: i % 2 === 0 }),
             );
           }),
+          // Presence: status changes (each sends a presence event), of the viewer and of another user.
+          repeat(rounds, async (i) => {
+            const user = i % 2 === 0 ? u.othello : viewer;
+            const status = i % 4 < 2 ? "idle" : "active";
+            expectSuccess(await user.client.post("/users/me/presence", { status }));
+          }),
+          // Custom profile values (realm_user update with custom_profile_field), set and cleared.
+          repeat(rounds, async (i) => {
+            if (i % 3 === 2)
+              expectSuccess(await u.cordelia.client.delete("/users/me/profile_data", { data: [phone] }));
+            else
+              expectSuccess(
+                await u.cordelia.client.patch("/users/me/profile_data", {
+                  data: [{ id: phone, value: `555-${i}` }],
+                }),
+              );
+          }),
           // Reactions: events only (register carries no messages), but they take the write lock too.
           repeat(rounds, async (i) => {
             const target = sent[i % sent.length]!;
@@ -170,7 +221,7 @@ describe("POST /register under concurrent commits", function () {
       } finally {
         fetchers.drafts = drafts;
       }
-      expect(midRead).to.equal(24);
+      expect(midRead).to.equal(24 + 16);
       const states = await Promise.all(registers);
       expect(states).to.have.lengthOf(24);
 
@@ -187,6 +238,31 @@ describe("POST /register under concurrent commits", function () {
           `register ${n} (${events.length} events after it) differs from a fresh one:\n${detail}`,
         ).to.equal("");
       }
+      const freshVariants = await Promise.all(
+        VARIANTS.map(async (v) => stable(await register(viewer.client, v.params))),
+      );
+      for (const [n, { variant, state: pending }] of variantRegisters.entries()) {
+        const state = await pending;
+        const { includeSubscribers } = VARIANTS[variant]!;
+        const events = (await pendingEvents(viewer.client, state.queue_id as string)).filter(
+          (e) => e.type !== "heartbeat",
+        );
+        const applied = applyEvents(stable(state), events, { userId: me, includeSubscribers });
+        const detail = differences(applied, freshVariants[variant]!).join("\n");
+        expect(
+          detail,
+          `variant register ${n} (${JSON.stringify(VARIANTS[variant]!.params)}, ${events.length} events after it) differs from a fresh one:\n${detail}`,
+        ).to.equal("");
+      }
+      // The new fields were really there to compare.
+      const [slice, partial] = freshVariants as [State, State];
+      expect(Object.keys(slice.presences as object)).to.not.be.empty;
+      const cordelia = (slice.realm_users as State[]).find((p) => p.user_id === u.cordelia.id)!;
+      const hamlet = (slice.realm_users as State[]).find((p) => p.user_id === u.hamlet.id)!;
+      expect(hamlet.profile_data).to.have.property(String(phone));
+      expect(cordelia).to.have.property("profile_data");
+      expect((partial.subscriptions as State[]).some((s) => "partial_subscribers" in s || "subscribers" in s))
+        .to.be.true;
     });
   });
 
