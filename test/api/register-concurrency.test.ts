@@ -4,7 +4,7 @@ import type { StateFetcher } from "../../src/queries/state-context.js";
 import { applyEvents, type State } from "../helpers/apply-events.js";
 import { cast, createChannel, subscribe, type Cast } from "../helpers/channels.js";
 import { expectSuccess, type Params } from "../helpers/client.js";
-import { pendingEvents, register } from "../helpers/events.js";
+import { pendingEvents, register, stable } from "../helpers/events.js";
 import type { TestRealm, TestUser } from "../helpers/factories.js";
 import { sendDirect, sendToChannel } from "../helpers/message-send.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -16,22 +16,6 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
  * its state plus the events its queue then got equals a fresh register's state (a change
  * in both would be applied twice, a change in neither would be missing).
  */
-
-/** Keys no event updates (as in helpers/events.ts). */
-const VOLATILE = [
-  "queue_id",
-  "last_event_id",
-  "result",
-  "msg",
-  "server_timestamp",
-  "presence_last_update_id",
-];
-
-function stable(state: State): State {
-  const copy: State = structuredClone(state);
-  for (const key of VOLATILE) delete copy[key];
-  return copy;
-}
 
 /** The keys where `applied` and `fresh` differ, with both values, for the failure message. */
 function differences(applied: State, fresh: State): string[] {

@@ -28,7 +28,8 @@ const VOLATILE = [
   "presence_last_update_id",
 ];
 
-function stable(state: State): State {
+/** The state without the keys no event updates (VOLATILE). */
+export function stable(state: State): State {
   const copy: State = structuredClone(state);
   for (const key of VOLATILE) delete copy[key];
   return copy;
