@@ -47,13 +47,14 @@ export async function readBodyTextOrRefuse(req: IncomingMessage, limitBytes: num
     return await readBodyText(req, limitBytes);
   } catch (err) {
     drainRequest(req);
-    throw refusal(err as BodyReadError);
+    throw bodyRefusal((err as BodyReadError).status);
   }
 }
 
-function refusal(err: BodyReadError): JsonableError {
-  if (err.status === 413) return new JsonableError("Request body too large", "PAYLOAD_TOO_LARGE", 413);
-  if (err.status === 415) return badRequest("Unsupported request body type");
+/** The API's answer to a body that could not be read, by the reader's HTTP status. */
+export function bodyRefusal(status: number | undefined): JsonableError {
+  if (status === 413) return new JsonableError("Request body too large", "PAYLOAD_TOO_LARGE", 413);
+  if (status === 415) return badRequest("Unsupported request body type");
   return badRequest("Malformed request body");
 }
 

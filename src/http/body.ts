@@ -1,7 +1,7 @@
 import type { Context, Middleware } from "koa";
 import { JsonableError, badRequest, rateLimitHit } from "../errors.js";
 import { ConcurrencyGate } from "../lib/concurrency-gate.js";
-import { BodyReadError, readBodyText } from "./body-text.js";
+import { BodyReadError, bodyRefusal, readBodyText } from "./body-text.js";
 import { drainRequest } from "./reclaim.js";
 
 /**
@@ -131,12 +131,10 @@ const PROTO_KEY =
 
 function bodyError(err: Error & { httpCode?: number }): JsonableError {
   const status = err instanceof BodyReadError ? err.status : err.httpCode;
-  if (status === 413 || /maxFieldsSize|maxTotalFileSize/.test(err.message)) {
-    return new JsonableError("Request body too large", "PAYLOAD_TOO_LARGE", 413);
-  }
-  if (/maxFiles/.test(err.message)) return badRequest("File uploads are not supported here");
-  if (status === 415) return badRequest("Unsupported request body type");
-  return badRequest("Malformed request body");
+  if (/maxFieldsSize|maxTotalFileSize/.test(err.message)) return bodyRefusal(413);
+  if (status !== 413 && /maxFiles/.test(err.message))
+    return badRequest("File uploads are not supported here");
+  return bodyRefusal(status);
 }
 
 /**
