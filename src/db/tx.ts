@@ -64,7 +64,12 @@ export class Db {
     private readonly busyRetry: BusyRetry = { retries: 0 },
     /** Publish through the event log (several server processes); null: directly. */
     private readonly log: EventLogHooks | null = null,
-  ) {}
+  ) {
+    this.earlySnapshots = earlySlots(reader);
+  }
+
+  /** Read transactions that may hold a reader connection while waiting for the write lock. */
+  private readonly earlySnapshots: Semaphore | null;
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.writeLock.run(async () => {
@@ -160,7 +165,7 @@ export class Db {
    * before the lock is awaited, so the locked step never waits for a reader connection.
    * Callers waiting for the lock then hold reader connections, and the lock holder may
    * need one (a cache load in `capture`, the event log in another transaction's hooks):
-   * at most pool size - 1 of them begin early, so one connection always stays for the rest.
+   * at most half the pool (earlySlots) begins early, so connections stay for the rest.
    * With a one-connection pool the transaction begins inside the lock, after `capture`.
    */
   async snapshotRead<P, T>(
@@ -188,14 +193,6 @@ export class Db {
         return read(trx, captured);
       });
     });
-  }
-
-  /** Read transactions that may hold a reader connection while waiting for the write lock. */
-  private earlySlotsKept: Semaphore | null | undefined;
-
-  private get earlySnapshots(): Semaphore | null {
-    if (this.earlySlotsKept === undefined) this.earlySlotsKept = earlySlots(this.reader);
-    return this.earlySlotsKept;
   }
 
   private beginSnapshot(): Promise<Knex.Transaction> {
