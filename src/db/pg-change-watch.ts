@@ -17,9 +17,13 @@ interface PgKnexClient {
  * connection LISTENs on CHANGE_CHANNEL, and each notification (sent by an admin
  * command's transaction, delivered only when it commits) calls `onChange`. A lost
  * connection is opened again after `intervalMs`, and a reconnect counts as a change:
- * notifications sent meanwhile were missed.
+ * notifications sent meanwhile were missed. Resolves once the first attempt is done.
  */
-export function watchExternalChanges(knex: Knex, intervalMs: number, onChange: () => void): () => void {
+export async function watchExternalChanges(
+  knex: Knex,
+  intervalMs: number,
+  onChange: () => void,
+): Promise<() => void> {
   const client = knex.client as unknown as PgKnexClient;
   let conn: PgClient | null = null;
   let stopped = false;
@@ -51,7 +55,8 @@ export function watchExternalChanges(knex: Knex, intervalMs: number, onChange: (
       retry();
     }
   };
-  void connect();
+  // Armed once LISTEN is active (or the first attempt failed and a retry is due).
+  await connect();
   return () => {
     stopped = true;
     if (timer) clearTimeout(timer);

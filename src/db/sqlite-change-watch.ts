@@ -4,15 +4,18 @@ import type { Knex } from "knex";
  * SQLite-only: notices commits made by other processes (the `chatd` admin commands
  * write to the database directly). PRAGMA data_version changes only when another
  * connection commits, so one cheap query per interval tells the server to drop its
- * in-memory caches. A PostgreSQL deployment would use LISTEN/NOTIFY instead.
+ * in-memory caches. Resolves once armed. pg-change-watch.ts is the PostgreSQL counterpart.
  */
-export function watchExternalChanges(knex: Knex, intervalMs: number, onChange: () => void): () => void {
+export async function watchExternalChanges(
+  knex: Knex,
+  intervalMs: number,
+  onChange: () => void,
+): Promise<() => void> {
   let last: number | null = null;
-  let running = false;
+  let running: Promise<void> | null = null;
   const check = () => {
-    if (running) return;
-    running = true;
-    knex
+    if (running) return running;
+    running = knex
       .raw("PRAGMA data_version")
       .then((rows: Array<Record<string, unknown>>) => {
         const version = Number(Object.values(rows[0] ?? {})[0]);
@@ -20,10 +23,12 @@ export function watchExternalChanges(knex: Knex, intervalMs: number, onChange: (
         last = version;
       })
       .catch(() => undefined)
-      .finally(() => (running = false));
+      .finally(() => (running = null));
+    return running;
   };
-  check(); // the baseline, so a change right after start is noticed too
-  const timer = setInterval(check, intervalMs);
+  // The baseline, read before the watch counts as armed: a commit after this resolves is noticed.
+  await check();
+  const timer = setInterval(() => void check(), intervalMs);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -206,8 +206,6 @@ export function dropAllCaches(app: App): void {
 export async function startEvents(app: App): Promise<void> {
   const worker = replications.get(app);
   if (worker) return startWorkerEvents(app, worker.replication, worker.index === 0);
-  // Nobody tails the event log of several processes: what admin commands left there goes.
-  await clearUnreadLog(app.db.knex);
   // This process alone holds the data directory: a claim left in it is a crashed run's.
   await app.db.transaction((tx) => releaseAllClaims(tx.knex));
   // Through the writer: restoring also deletes the saved queues.
@@ -215,18 +213,10 @@ export async function startEvents(app: App): Promise<void> {
   app.events.start();
   app.presence.start(app.config.presence_flush_interval_ms);
   app.onClose.push(() => app.presence.stop());
-  // Events of admin commands run while the server was down reach the restored queues.
-  await drainOutbox(app.db);
-  app.scheduledDelivery.start();
-  // Deliveries pending when the server stopped (or crashed) are sent now.
-  app.outgoingWebhooks.start();
-  app.onClose.push(startUploadSweep(app));
+  // Armed before the first drain, so an admin command committing at any moment is seen by one or the other.
   app.onClose.push(
-    watchExternalChanges(app.db.knex, app.config.external_change_poll_ms, () => {
-      app.realms.invalidateAll();
-      app.channels.invalidateAll();
-      app.userState.clear();
-      app.sendRules.clear();
+    await watchExternalChanges(app.db.knex, app.config.external_change_poll_ms, () => {
+      dropAllCaches(app);
       drainOutbox(app.db).catch((err: unknown) => app.logger.error("publishing outbox events failed", err));
       // The command's invalidations, just applied, would otherwise pile up until a restart.
       clearUnreadLog(app.db.knex).catch((err: unknown) =>
@@ -234,6 +224,14 @@ export async function startEvents(app: App): Promise<void> {
       );
     }),
   );
+  // Nobody tails the event log of several processes: what admin commands left there goes.
+  await clearUnreadLog(app.db.knex);
+  // Events of admin commands run while the server was down reach the restored queues.
+  await drainOutbox(app.db);
+  app.scheduledDelivery.start();
+  // Deliveries pending when the server stopped (or crashed) are sent now.
+  app.outgoingWebhooks.start();
+  app.onClose.push(startUploadSweep(app));
 }
 
 /** How often the first worker looks for due scheduled messages and webhooks others queued. */
@@ -270,6 +268,13 @@ async function startWorkerEvents(app: App, replication: Replication, first: bool
     drainOutboxIfAny(app.db, app.knex).catch((err: unknown) =>
       app.logger.error("publishing outbox events failed", err),
     );
+  // Armed before the first drain, as for one process alone.
+  app.onClose.push(
+    await watchExternalChanges(app.db.knex, app.config.worker_event_poll_ms, () => {
+      replication.noticeCommit();
+      if (first) void drain();
+    }),
+  );
   if (first) {
     await drain();
     app.scheduledDelivery.start();
@@ -292,12 +297,6 @@ async function startWorkerEvents(app: App, replication: Replication, first: bool
       "sweeping event queues and the event log",
     );
   }
-  app.onClose.push(
-    watchExternalChanges(app.db.knex, app.config.worker_event_poll_ms, () => {
-      replication.noticeCommit();
-      if (first) void drain();
-    }),
-  );
 }
 
 /**

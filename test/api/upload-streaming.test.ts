@@ -238,10 +238,12 @@ describe("uploads stream to disk", function () {
       },
     );
     expect(status).to.equal(413);
-    // The limit plus what the sockets' buffers hold: the server never waited for the 200 MB.
+    // The limit, plus what the sockets' buffers hold, plus what a client busy writing at
+    // loopback speed (about 1 GiB/s here) pushes in the 15-40 ms before it reads the answer
+    // (measured: 43-75 MiB in all): the server never waited for the 200 MB.
     expect(sentBeforeAnswer, `${(sentBeforeAnswer / MIB).toFixed(1)} MiB sent`).to.be.within(
       25 * MIB,
-      64 * MIB,
+      140 * MIB,
     );
   });
 });

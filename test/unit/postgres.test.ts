@@ -130,11 +130,10 @@ describe("PostgreSQL backend", function () {
   it("tells a server of an admin command's commit (LISTEN/NOTIFY), and of nothing rolled back", async function () {
     const reader = createReadPool(testConfig("/nonexistent", { database_url: url }));
     let changes = 0;
-    const stop = watchExternalChanges(knex, 100, () => changes++);
+    const stop = await watchExternalChanges(knex, 100, () => changes++);
     const sink = { send: () => undefined };
     const admin = new Db(reader, sink, systemClock, reader, true);
     try {
-      await new Promise((r) => setTimeout(r, 300)); // listening
       await admin.transaction(() => Promise.resolve());
       await admin.transaction(() => Promise.reject(new Error("rolled back"))).catch(() => undefined);
       await new Promise((r) => setTimeout(r, 300));
