@@ -35,6 +35,13 @@ interface MutableRealmPresence extends RealmPresence {
 const FLUSH_CHUNK = 200;
 
 /**
+ * More numbers than one process alone hands out between two flushes
+ * (presence_flush_interval_ms): a restart skips this many. SQLite's 64-bit integers and
+ * JavaScript's 2^53 leave room for billions of restarts.
+ */
+const UNFLUSHED_NUMBERS = 1_000_000;
+
+/**
  * Users' presence, the source of truth for reads. Every client pings every minute, so a
  * change is kept here and written to user_presence later with the others, in one
  * transaction per flush (every presence_flush_interval_ms, and at shutdown), instead of
@@ -42,7 +49,8 @@ const FLUSH_CHUNK = 200;
  * times a little too old, which the next pings correct. A realm is read from the
  * database once, on first use.
  *
- * Alone, the process numbers each change as it takes it (each realm its own sequence).
+ * Alone, the process numbers each change as it takes it (each realm its own sequence,
+ * which skips UNFLUSHED_NUMBERS when the realm is loaded).
  * Several processes (`shared`: workers, or servers on several machines) share one
  * sequence, kept in the database: a flush numbers its changes after the largest number
  * written (inside the write transaction, so numbers are taken in commit order), then
@@ -200,7 +208,10 @@ export class PresenceStore {
     }
     const realm: MutableRealmPresence = {
       records,
-      lastUpdateId: newest,
+      // Alone, numbers handed out but not yet flushed die with a crash; a client may hold
+      // one. The sequence goes on past all of them, so such a client's next request (after
+      // its number) gets every later change, and none is numbered at or below what it holds.
+      lastUpdateId: this.options.shared ? newest : newest + UNFLUSHED_NUMBERS,
       log: new PresenceChangeLog(newest),
       readThrough: newest,
     };

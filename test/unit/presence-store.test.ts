@@ -2,6 +2,9 @@ import { expect } from "chai";
 import { PresenceStore } from "../../src/cache/presence-store.js";
 import type { Db, Tx } from "../../src/db/tx.js";
 import { silentLogger } from "../../src/logger.js";
+
+/** What a store alone skips when it loads a realm (UNFLUSHED_NUMBERS in presence-store.ts). */
+const UNFLUSHED = 1_000_000;
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 describe("presence store: batched writes", function () {
@@ -28,7 +31,8 @@ describe("presence store: batched writes", function () {
     const realm = await server.factory.realm({ hamlet: 400, othello: 400 });
     const [hamlet, othello] = [realm.users.hamlet!.id, realm.users.othello!.id];
     const store = new PresenceStore(flakyDb(1), server.app.knex, silentLogger);
-    await store.realm(realm.id);
+    const base = (await store.realm(realm.id)).lastUpdateId;
+    expect(base).to.equal(UNFLUSHED);
     store.set(realm.id, hamlet, { lastActiveTime: 100, lastConnectedTime: 100 });
     store.set(realm.id, othello, { lastActiveTime: null, lastConnectedTime: 100 });
     await store.flush();
@@ -45,15 +49,42 @@ describe("presence store: batched writes", function () {
     expect(
       rows.map((r: Record<string, unknown>) => ({ ...r, last_update_id: Number(r.last_update_id) })),
     ).to.deep.equal([
-      { user_id: hamlet, last_active_time: 200, last_connected_time: 200, last_update_id: 3 },
-      { user_id: othello, last_active_time: null, last_connected_time: 100, last_update_id: 2 },
+      { user_id: hamlet, last_active_time: 200, last_connected_time: 200, last_update_id: base + 3 },
+      { user_id: othello, last_active_time: null, last_connected_time: 100, last_update_id: base + 2 },
     ]);
-    // A fresh store reads them back, and the sequence goes on from the largest.
+    // A fresh store (the next run) reads them back; its sequence goes on past any number
+    // the last run may have handed out unflushed.
     const reloaded = new PresenceStore(server.app.db, server.app.knex, silentLogger);
-    expect((await reloaded.realm(realm.id)).lastUpdateId).to.equal(3);
+    const loaded = await reloaded.realm(realm.id);
+    expect(loaded.records.get(hamlet)?.lastUpdateId).to.equal(base + 3);
+    expect(loaded.lastUpdateId).to.equal(base + 3 + UNFLUSHED);
     expect(
       reloaded.set(realm.id, othello, { lastActiveTime: 300, lastConnectedTime: 300 }).lastUpdateId,
-    ).to.equal(4);
+    ).to.equal(base + 4 + UNFLUSHED);
+    // A client that holds the last flushed number gets the change.
+    expect(reloaded.changedSince(realm.id, base + 3)).to.deep.equal([othello]);
+  });
+
+  it("alone, never hands out again a number a crashed run handed out unflushed", async function () {
+    const realm = await server.factory.realm({ hamlet: 400, othello: 400 });
+    const [hamlet, othello] = [realm.users.hamlet!.id, realm.users.othello!.id];
+    const crashed = new PresenceStore(server.app.db, server.app.knex, silentLogger);
+    await crashed.realm(realm.id);
+    crashed.set(realm.id, hamlet, { lastActiveTime: 100, lastConnectedTime: 100 });
+    await crashed.flush();
+    // Clients saw these numbers; the run died before writing them.
+    const lost = [1, 2, 3].map(
+      (i) =>
+        crashed.set(realm.id, hamlet, { lastActiveTime: 100 + i, lastConnectedTime: 100 + i }).lastUpdateId,
+    );
+    expect(crashed.unflushed).to.equal(1);
+    const next = new PresenceStore(server.app.db, server.app.knex, silentLogger);
+    await next.realm(realm.id);
+    const change = next.set(realm.id, othello, { lastActiveTime: 200, lastConnectedTime: 200 });
+    expect(change.lastUpdateId).to.be.greaterThan(Math.max(...lost));
+    // A client holding the newest lost number still learns of the change.
+    expect(next.changedSince(realm.id, Math.max(...lost))).to.deep.equal([othello]);
+    await next.flush();
   });
 
   it("tells who changed since an update, as far back as its log reaches", async function () {
