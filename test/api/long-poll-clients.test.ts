@@ -4,6 +4,7 @@ import { expectSuccess } from "../helpers/client.js";
 import { register } from "../helpers/events.js";
 import { sendDirect } from "../helpers/message-send.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { dropAllCaches } from "../../src/server/create-app.js";
 import type { TestRealm, TestUser } from "../helpers/factories.js";
 
 const basic = (user: TestUser) => `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString("base64")}`;
@@ -60,6 +61,31 @@ describe("long-polls and their clients' connections", function () {
     const next = hamlet!.client.get("/events", { queue_id: queueId, last_event_id: -1 });
     await until(() => polling(hamlet!, queueId), "the next poll parks");
     await sendDirect(othello!, [hamlet!], "after the disconnect");
+    const events = expectSuccess(await next).events as Array<{ type: string }>;
+    expect(events.map((event) => event.type)).to.deep.equal(["message"]);
+  });
+
+  it("ends at once a poll whose client left before it parked", async function () {
+    const { hamlet, othello } = realm.users;
+    const queueId = await queueOf(hamlet!);
+    const queue = server.app.events.getQueue(queueId, hamlet!.id);
+    const before = queue.lastAccessMs;
+    await new Promise((r) => setTimeout(r, 5));
+    // Each connection is dropped as soon as its request is on the wire, and the caches are
+    // dropped first: while authentication reads the database the server sees the client
+    // leave, so the poll reaches the queue with its client already gone.
+    dropAllCaches(server.app);
+    for (let i = 0; i < 10; i++) {
+      const { socket } = rawPoll(server, hamlet!, queueId);
+      socket.once("connect", () => setImmediate(() => socket.destroy()));
+    }
+    await until(() => queue.lastAccessMs > before, "a poll reaches the queue");
+    await new Promise((r) => setTimeout(r, 100));
+    expect(polling(hamlet!, queueId), "no poll waits for a client that is gone").to.equal(false);
+    // The queue still delivers to the next poll.
+    const next = hamlet!.client.get("/events", { queue_id: queueId, last_event_id: -1 });
+    await until(() => polling(hamlet!, queueId), "the next poll parks");
+    await sendDirect(othello!, [hamlet!], "after the early leavers");
     const events = expectSuccess(await next).events as Array<{ type: string }>;
     expect(events.map((event) => event.type)).to.deep.equal(["message"]);
   });
