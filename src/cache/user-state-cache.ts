@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import type { ChatEvent, EventRecipients } from "../events/types.js";
+import { recipientUserIds, type ChatEvent, type EventRecipients } from "../events/types.js";
 import { profileDataByUser, type ProfileData } from "../lib/custom-profile-fields.js";
 import { maxMessageIdForUser } from "../lib/user-messages.js";
 
@@ -53,7 +53,7 @@ export class UserStateCache {
     switch (event.type) {
       case "message": {
         const id = event.message.id;
-        for (const userId of recipientIds(recipients)) {
+        for (const userId of recipientUserIds(recipients)) {
           const known = this.maxMessageIds.get(userId);
           if (known !== undefined && known < id) this.maxMessageIds.set(userId, id);
         }
@@ -78,7 +78,7 @@ export class UserStateCache {
       case "update_message_flags":
         // As reacting: flagging (starring) a message one never received adds it.
         if (event.op === "add")
-          for (const userId of recipientIds(recipients)) this.maxMessageIds.delete(userId);
+          for (const userId of recipientUserIds(recipients)) this.maxMessageIds.delete(userId);
         break;
       case "submessage":
       case "typing":
@@ -118,11 +118,4 @@ export class UserStateCache {
     this.maxMessageIds.clear();
     this.profiles.clear();
   }
-}
-
-/** The user IDs an event goes to (recipients are IDs, or a map keyed by them). */
-function recipientIds(recipients: EventRecipients): Iterable<number> {
-  return recipients instanceof Map
-    ? (recipients as ReadonlyMap<number, unknown>).keys()
-    : (recipients as Iterable<number>);
 }

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { ChatEvent, EventRecipients } from "../events/types.js";
-import type { PendingEvent } from "./outbox.js";
+import { recipientsFromJson, recipientsToJson, type PendingEvent } from "./outbox.js";
 
 /**
  * The event log of several server processes (migration 20261127000000_event_log): what
@@ -29,20 +29,6 @@ interface LogRow {
   invalidates: string | null;
   deleted_queue_id: string | null;
   origin: string;
-}
-
-/** Recipients as stored: user IDs, or [user ID, per-user fields] pairs. */
-export function recipientsToJson(recipients: EventRecipients): string {
-  return JSON.stringify(
-    recipients instanceof Map ? [...recipients.entries()] : [...(recipients as Iterable<number>)],
-  );
-}
-
-export function recipientsFromJson(text: string): EventRecipients {
-  const list = JSON.parse(text) as Array<number | [number, Record<string, unknown>]>;
-  return list.every((entry) => typeof entry === "number")
-    ? list
-    : new Map(list as Array<[number, Record<string, unknown>]>);
 }
 
 /** Log rows per INSERT statement (5 values each). */

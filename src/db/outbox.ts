@@ -15,13 +15,26 @@ export async function writeOutbox(
   now: number,
 ): Promise<void> {
   for (const [realmId, event, recipients] of events) {
-    const list =
-      recipients instanceof Map ? [...recipients.entries()] : [...(recipients as Iterable<number>)];
     await trx("event_outbox").insert({
       realm_id: realmId,
       event: JSON.stringify(event),
-      recipients: JSON.stringify(list),
+      recipients: recipientsToJson(recipients),
       created_at: now,
     });
   }
+}
+
+/** Recipients as stored: user IDs, or [user ID, per-user fields] pairs. */
+export function recipientsToJson(recipients: EventRecipients): string {
+  return JSON.stringify(
+    recipients instanceof Map ? [...recipients.entries()] : [...(recipients as Iterable<number>)],
+  );
+}
+
+/** Recipients as recipientsToJson stored them. */
+export function recipientsFromJson(text: string): EventRecipients {
+  const list = JSON.parse(text) as Array<number | [number, Record<string, unknown>]>;
+  return list.every((entry) => typeof entry === "number")
+    ? list
+    : new Map(list as Array<[number, Record<string, unknown>]>);
 }

@@ -5,7 +5,13 @@ import { badEventQueueId } from "../errors.js";
 import type { EventSink } from "../db/tx.js";
 import { ALSO_DELIVERED_AS, presentEvent } from "./flavours.js";
 import { EventQueue, type QueuedEvent, type QueueSnapshot } from "./queue.js";
-import type { ChatEvent, EventRecipients, QueueOptions, WireEvent } from "./types.js";
+import {
+  recipientUserIds,
+  type ChatEvent,
+  type EventRecipients,
+  type QueueOptions,
+  type WireEvent,
+} from "./types.js";
 import { matchesEventNarrow, type NarrowedMessage } from "../lib/narrow/event-filter.js";
 
 /** A message event as a queue would get it passes the queue's narrow (if any). */
@@ -24,7 +30,7 @@ interface Routing {
 function routingOf(recipients: EventRecipients): Routing {
   const perUser =
     recipients instanceof Map ? (recipients as ReadonlyMap<number, Record<string, unknown>>) : null;
-  return { userIds: new Set<number>(perUser ? perUser.keys() : (recipients as Iterable<number>)), perUser };
+  return { userIds: new Set<number>(recipientUserIds(recipients)), perUser };
 }
 
 /** all_public_streams queues get every message to a public channel (Zulip's get_client_descriptors_for_realm_all_streams). */

@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/tx.js";
-import type { ChatEvent, EventRecipients } from "./types.js";
+import { recipientsFromJson } from "../db/outbox.js";
+import type { ChatEvent } from "./types.js";
 
 /** Publishes what admin commands wrote to the outbox (see db/outbox.ts). */
 
@@ -21,11 +22,11 @@ export function drainOutbox(db: Db): Promise<number> {
     if (rows.length === 0) return 0;
     await tx.knex("event_outbox").where("id", "<=", rows.at(-1)!.id).delete();
     for (const row of rows) {
-      const list = JSON.parse(row.recipients) as Array<number | [number, Record<string, unknown>]>;
-      const recipients: EventRecipients = list.every((entry) => typeof entry === "number")
-        ? list
-        : new Map(list as Array<[number, Record<string, unknown>]>);
-      tx.sendEventOnCommit(row.realm_id, JSON.parse(row.event) as ChatEvent, recipients);
+      tx.sendEventOnCommit(
+        row.realm_id,
+        JSON.parse(row.event) as ChatEvent,
+        recipientsFromJson(row.recipients),
+      );
     }
     return rows.length;
   });

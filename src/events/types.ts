@@ -465,6 +465,13 @@ export type RealmEmojiEvent =
  */
 export type EventRecipients = Iterable<number> | ReadonlyMap<number, Record<string, unknown>>;
 
+/** The user IDs an event goes to, whichever form its recipients take. */
+export function recipientUserIds(recipients: EventRecipients): Iterable<number> {
+  return recipients instanceof Map
+    ? (recipients as ReadonlyMap<number, unknown>).keys()
+    : (recipients as Iterable<number>);
+}
+
 /** What a client asked for when it registered; stored with its queue. */
 export interface QueueOptions {
   /** null = all event types. */
