@@ -213,7 +213,7 @@ export async function startEvents(app: App): Promise<void> {
   app.events.start();
   app.presence.start(app.config.presence_flush_interval_ms);
   app.onClose.push(() => app.presence.stop());
-  // Armed before the first drain, so an admin command committing at any moment is seen by one or the other.
+  // Armed before the first drain: an admin command's commit is seen by the one or the other.
   app.onClose.push(
     await watchExternalChanges(app.db.knex, app.config.external_change_poll_ms, () => {
       dropAllCaches(app);
