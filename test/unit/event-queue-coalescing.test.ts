@@ -5,20 +5,10 @@ import { expect } from "chai";
 import { systemClock } from "../../src/clock.js";
 import { EventHub } from "../../src/events/hub.js";
 import { COALESCE_MS, EventQueue, type QueuedEvent } from "../../src/events/queue.js";
-import type { QueueOptions } from "../../src/events/types.js";
 import { silentLogger } from "../../src/logger.js";
+import { queueOptions } from "../helpers/queue-options.js";
 
-const OPTIONS: QueueOptions = {
-  eventTypes: null,
-  applyMarkdown: false,
-  clientGravatar: false,
-  slimPresence: false,
-  allPublicStreams: false,
-  narrow: [],
-  capabilities: {},
-  idleTimeoutSecs: 600,
-  clientName: "test",
-};
+const OPTIONS = queueOptions();
 
 /** A window long enough to tell "held" from "answered at once" on a loaded machine. */
 const WINDOW_MS = 150;
@@ -31,6 +21,15 @@ function newQueue(windowMs = WINDOW_MS, id = "q"): EventQueue {
 
 const message = (n: number) => ({ type: "message", n });
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Answers a first poll with one event, acknowledged: the queue's window opens. Returns when it was pushed. */
+async function answerFirst(queue: EventQueue): Promise<number> {
+  const first = queue.wait(60_000);
+  queue.push(message(1));
+  const answeredAt = performance.now();
+  queue.acknowledge((await first).at(-1)!.id);
+  return answeredAt;
+}
 
 /** The poll's answer and when it came (ms after `since`), or null if not answered within `ms`. */
 async function answerWithin(
@@ -80,9 +79,7 @@ describe("coalesced event queue answers", function () {
 
   it("answers at once again once the window has passed", async function () {
     const queue = newQueue(30);
-    const first = queue.wait(60_000);
-    queue.push(message(1));
-    queue.acknowledge((await first).at(-1)!.id);
+    await answerFirst(queue);
     await sleep(60);
     const second = queue.wait(60_000);
     queue.push(message(2));
@@ -94,10 +91,7 @@ describe("coalesced event queue answers", function () {
 
   it("holds a busy queue's next answer to the end of its window and sends every event pushed meanwhile", async function () {
     const queue = newQueue();
-    const first = queue.wait(60_000);
-    queue.push(message(1));
-    const answeredAt = performance.now();
-    queue.acknowledge((await first).at(-1)!.id);
+    const answeredAt = await answerFirst(queue);
     const second = queue.wait(60_000);
     queue.push(message(2));
     await sleep(10);
@@ -117,14 +111,9 @@ describe("coalesced event queue answers", function () {
     const window = WINDOW_MS * 2;
     const early = newQueue(window, "early");
     const late = newQueue(window, "late");
-    const earlyFirst = early.wait(60_000);
-    early.push(message(1));
-    const earlyAnsweredAt = performance.now();
-    early.acknowledge((await earlyFirst).at(-1)!.id);
+    const earlyAnsweredAt = await answerFirst(early);
     await sleep(window * 0.8);
-    const lateFirst = late.wait(60_000);
-    late.push(message(1));
-    late.acknowledge((await lateFirst).at(-1)!.id);
+    await answerFirst(late);
     // The later window is held first: the earlier one must not wait for it.
     const lateSecond = late.wait(60_000);
     late.push(message(2));
@@ -138,9 +127,7 @@ describe("coalesced event queue answers", function () {
 
   it("answers a heartbeat at once even within the window, with the held events", async function () {
     const queue = newQueue();
-    const first = queue.wait(60_000);
-    queue.push(message(1));
-    queue.acknowledge((await first).at(-1)!.id);
+    await answerFirst(queue);
     const second = queue.wait(60_000);
     queue.push(message(2));
     queue.push({ type: "heartbeat" });
@@ -155,9 +142,7 @@ describe("coalesced event queue answers", function () {
 
   it("sends a parked poll its heartbeat after the heartbeat interval, within a window or not", async function () {
     const queue = newQueue(10_000);
-    const first = queue.wait(60_000);
-    queue.push(message(1));
-    queue.acknowledge((await first).at(-1)!.id);
+    await answerFirst(queue);
     const started = performance.now();
     const answer = await answerWithin(queue.wait(40), 5000, started);
     expect(answer!.events.map((queued) => queued.event.type)).to.deep.equal(["heartbeat"]);
@@ -205,9 +190,7 @@ describe("coalesced event queue answers", function () {
 
   it("a poll that goes away while held leaves its events for the next poll", async function () {
     const queue = newQueue();
-    const first = queue.wait(60_000);
-    queue.push(message(1));
-    queue.acknowledge((await first).at(-1)!.id);
+    await answerFirst(queue);
     const gone = queue.wait(60_000);
     queue.push(message(2));
     queue.finishWait([]); // the client went away
@@ -218,9 +201,7 @@ describe("coalesced event queue answers", function () {
 
   it("a held answer to a poll whose events were acknowledged meanwhile waits for new events", async function () {
     const queue = newQueue(40);
-    const first = queue.wait(60_000);
-    queue.push(message(1));
-    queue.acknowledge((await first).at(-1)!.id);
+    await answerFirst(queue);
     const replaced = queue.wait(60_000);
     queue.push(message(2));
     // A newer poll acknowledges event 1 (the client got it elsewhere) and parks.

@@ -2,21 +2,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "chai";
 import { EventQueue } from "../../src/events/queue.js";
-import type { QueueOptions } from "../../src/events/types.js";
 import { postWebhook } from "../../src/lib/webhook-http.js";
 import { AllowedPrivateHosts } from "../../src/lib/webhook-targets.js";
+import { queueOptions } from "../helpers/queue-options.js";
 
-const OPTIONS: QueueOptions = {
-  eventTypes: null,
-  applyMarkdown: false,
-  clientGravatar: false,
-  slimPresence: false,
-  allPublicStreams: false,
-  narrow: [],
-  capabilities: {},
-  idleTimeoutSecs: 600,
-  clientName: "test",
-};
+const OPTIONS = queueOptions();
 
 describe("an event queue of several processes (volatile heartbeats)", function () {
   it("answers a heartbeat that comes before the wake-up with the pending events, never acknowledging them unseen", async function () {

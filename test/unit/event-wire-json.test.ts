@@ -3,18 +3,9 @@ import { encodeEvents } from "../../src/events/wire-json.js";
 import { presentEvent } from "../../src/events/flavours.js";
 import { encodeWithRawJson } from "../../src/lib/raw-json.js";
 import type { ChatEvent, QueueOptions, WireEvent } from "../../src/events/types.js";
+import { queueOptions } from "../helpers/queue-options.js";
 
-const OPTIONS: QueueOptions = {
-  eventTypes: null,
-  applyMarkdown: true,
-  clientGravatar: false,
-  slimPresence: false,
-  allPublicStreams: false,
-  narrow: [],
-  capabilities: {},
-  idleTimeoutSecs: 600,
-  clientName: "test",
-};
+const OPTIONS = queueOptions({ applyMarkdown: true });
 
 const EVENT = {
   type: "message",
