@@ -85,6 +85,8 @@ describe("the first run: a usable organization and the next steps", function () 
       expect(await app.knex("default_streams").pluck("stream_id")).to.deep.equal([general.id]);
       const realm = await app.knex("realms").first();
       expect(realm.new_stream_announcements_stream_id).to.equal(general.id);
+      // Invitations required, so read receipts on, as Zulip's do_create_realm decides.
+      expect(realm).to.include({ invite_required: 1, enable_read_receipts: 1 });
       const subscribers = await app
         .knex("subscriptions as s")
         .join("users as u", "u.id", "s.user_id")
