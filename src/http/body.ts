@@ -2,6 +2,7 @@ import type { Context, Middleware } from "koa";
 import { JsonableError, badRequest, rateLimitHit } from "../errors.js";
 import { ConcurrencyGate } from "../lib/concurrency-gate.js";
 import { BodyReadError, bodyRefusal, readBodyText } from "./body-text.js";
+import { formEntries } from "./percent-decoding.js";
 import { drainRequest } from "./reclaim.js";
 
 /**
@@ -98,7 +99,7 @@ function koaBodyShape(body: ParsedBody): unknown {
       if (values) shaped[key] = values.length === 1 ? values[0]! : values;
     return shaped;
   }
-  for (const [key, value] of new URLSearchParams(body.text)) {
+  for (const [key, value] of formEntries(body.text)) {
     const seen = shaped[key];
     shaped[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
   }
@@ -144,10 +145,7 @@ function bodyError(err: Error & { httpCode?: number }): JsonableError {
  */
 export function requestParams(ctx: Context): Map<string, string> {
   const params = new Map<string, string>();
-  for (const [key, value] of Object.entries(ctx.query)) {
-    const last = Array.isArray(value) ? value[value.length - 1] : value;
-    if (last !== undefined) params.set(key, last);
-  }
+  for (const [key, value] of formEntries(ctx.querystring)) params.set(key, value);
   for (const [key, value] of bodyEntries(ctx)) params.set(key, value);
   return params;
 }
@@ -157,7 +155,7 @@ function* bodyEntries(ctx: Context): Iterable<[string, string]> {
   if (body === undefined) return;
   if (body.kind === "form") {
     const entries = new Map<string, string>();
-    for (const [key, value] of new URLSearchParams(body.text)) entries.set(key, value);
+    for (const [key, value] of formEntries(body.text)) entries.set(key, value);
     yield* entries;
     return;
   }

@@ -13,16 +13,17 @@ import {
   type ServerProcess,
 } from "../helpers/cli.js";
 import { userWithKey } from "./fault-setup.js";
-import { fuzzPass, fuzzedRoutes, type Actor, type FuzzFigures } from "./fuzz.js";
+import { fuzzPass, fuzzedRoutes, illFormedSweep, type Actor, type FuzzFigures } from "./fuzz.js";
 import { killCycles, type KillFigures } from "./kill.js";
 import { restartCycles, type RestartFigures } from "./restart.js";
 
 /**
  * `npm run test:faults`: on each database driver, each part on its own temporary data directory
  * and real server:
- * (a) malformed requests to every route as owner, member, guest and anonymous; it passes with
- *     no 5xx, only Zulip error envelopes, a server that still answers, and no row changed by the
- *     anonymous requests (all refused or read-only);
+ * (a) malformed requests to every route as owner, member, guest and anonymous, then ill-formed
+ *     Unicode in each parameter of each route as the owner; it passes with no 5xx, only Zulip
+ *     error envelopes, a server that still answers, and no row changed by the anonymous
+ *     requests (all refused or read-only);
  * (b) kill -9 cycles under concurrent sends: no acknowledged message lost or changed, and
  *     `PRAGMA integrity_check` ok after each;
  * (c) graceful restarts under keep-alive long-polls: exit 0 within `shutdown_timeout_secs`, and
@@ -146,7 +147,13 @@ async function runFuzz(driver: string): Promise<{ figures: FuzzFigures; problems
       actors.filter((actor) => actor.auth !== null),
       { requests: REQUESTS - anonymousShare, seed: SEED + 1, concurrency: Number(args.concurrency), ids },
     );
-    const figures = merge(first, rest);
+    // The owner reaches the most handlers.
+    const sweep = await illFormedSweep(server.url, actors[0]!, {
+      seed: SEED + 2,
+      concurrency: Number(args.concurrency),
+      ids,
+    });
+    const figures = merge(merge(first, rest), sweep);
     const seconds = (performance.now() - started) / 1000;
 
     const alive = await fetch(`${server.url}/api/v1/server_settings`).then(
