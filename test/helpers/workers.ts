@@ -123,20 +123,36 @@ export async function clientsOnWorkers(
   return found;
 }
 
-/** The pid of worker `index` of the cluster whose primary is `primaryPid` (Linux). */
-export function workerPid(primaryPid: number, index: number): number {
-  const children = readdirSync("/proc")
+/** The pids of the processes whose parent is `parentPid` (Linux). */
+export function childPids(parentPid: number): number[] {
+  return readdirSync("/proc")
     .filter((name) => /^\d+$/.test(name))
     .map(Number)
     .filter((pid) => {
       try {
         // Field 4 of stat is the parent; the command (field 2) is in parentheses.
         const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === primaryPid;
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === parentPid;
       } catch {
         return false;
       }
     });
+}
+
+/** Whether `pid` is a process that has not exited (a zombie awaiting its reaper has) (Linux). */
+export function processRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+/** The pid of worker `index` of the cluster whose primary is `primaryPid` (Linux). */
+export function workerPid(primaryPid: number, index: number): number {
+  const children = childPids(primaryPid);
   for (const pid of children) {
     const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
     if (env.includes(`CHATD_WORKER_INDEX=${index}`)) return pid;
