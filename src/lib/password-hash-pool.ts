@@ -161,6 +161,9 @@ export class PasswordHashPool {
   }
 
   private end(worker: Worker): void {
+    // Whoever awaits stop() is answered once the worker has exited, even in a process with
+    // nothing else to wait for.
+    worker.child.ref();
     // Closing the channel makes the worker exit; the signal covers one that does not.
     if (worker.child.connected) worker.child.disconnect();
     worker.child.kill("SIGTERM");

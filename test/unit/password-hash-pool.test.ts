@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { randomBytes, scryptSync } from "node:crypto";
 import { getPriority } from "node:os";
 import { expect } from "chai";
@@ -144,6 +145,21 @@ describe("password hashing in low-priority worker processes", function () {
     expect((await pool.hash(again)).equals(expectedKey(again))).to.equal(true);
     expect(pool.pids).to.have.length(1);
     await pool.stop();
+  });
+
+  it("answers and stops in a process with nothing else to wait for (a CLI command)", function () {
+    const passwords = new URL("../../src/lib/passwords.js", import.meta.url).href;
+    const script = `
+      import { hashPassword, verifyPassword, passwordHashPool } from ${JSON.stringify(passwords)};
+      const hash = await hashPassword("pw", { N: 1024, r: 8, p: 1 });
+      console.log("verified", await verifyPassword("pw", hash));
+      await passwordHashPool.stop();
+      console.log("stopped", passwordHashPool.pids.length);`;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect([run.status, run.stdout]).to.deep.equal([0, "verified true\nstopped 0\n"]);
   });
 
   it("stop() lets a job in flight finish before its worker ends", async function () {
