@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from "node:child_process";
+import { fork, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /** One scrypt job, as sent to a worker process (password-hash-worker.ts). */
@@ -36,10 +36,34 @@ interface Worker {
 
 const WORKER_SCRIPT = fileURLToPath(new URL("./password-hash-worker.js", import.meta.url));
 
+/** Whether `chrt --idle` works here; looked up once, when the first worker starts. */
+let idleSchedulingWorks: boolean | undefined;
+
 /**
- * Password hashing in up to `size` child processes of low CPU priority, so that hashing
- * takes only the CPU the server leaves idle (the OS schedules the server first), never its
- * event loop's or its thread pool's. Workers start on first use, one per job running at
+ * A worker process, under Linux's SCHED_IDLE policy where util-linux's `chrt` can set it
+ * (any other task preempts it the moment it wakes; nice 19 alone, which the worker sets
+ * too, lets a hash finish its time slice first: a few ms added to requests on its core).
+ */
+function spawnWorker(): ChildProcess {
+  // Not a cluster worker even when this process is one: that is decided by NODE_UNIQUE_ID.
+  const env = { ...process.env };
+  delete env.NODE_UNIQUE_ID;
+  idleSchedulingWorks ??=
+    process.platform === "linux" &&
+    spawnSync("chrt", ["--idle", "0", process.execPath, "--version"], { stdio: "ignore", timeout: 10_000 })
+      .status === 0;
+  if (!idleSchedulingWorks) return fork(WORKER_SCRIPT, [], { env, execArgv: [], serialization: "json" });
+  return spawn("chrt", ["--idle", "0", process.execPath, WORKER_SCRIPT], {
+    env,
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    serialization: "json",
+  });
+}
+
+/**
+ * Password hashing in up to `size` child processes of the lowest CPU priority, so that
+ * hashing takes only the CPU the server leaves idle (the OS schedules the server first),
+ * never its event loop's or its thread pool's. Workers start on first use, one per job running at
  * once; one that dies is replaced (its job runs again on the replacement); `stop()` ends
  * them all. An idle pool does not keep the process alive, and a worker exits by itself
  * when its parent goes, so none outlives the server.
@@ -110,10 +134,7 @@ export class PasswordHashPool {
   }
 
   private start(): Worker {
-    // Not a cluster worker even when this process is one: that is decided by NODE_UNIQUE_ID.
-    const env = { ...process.env };
-    delete env.NODE_UNIQUE_ID;
-    const child = fork(WORKER_SCRIPT, [], { env, execArgv: [], serialization: "json" });
+    const child = spawnWorker();
     let markExited!: () => void;
     const worker: Worker = {
       child,

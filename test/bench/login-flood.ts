@@ -1,8 +1,8 @@
 // `node dist/test/bench/login-flood.js [--bin path/to/bin/chatd]`: the login-flood isolation
 // figure, also the flood part of `npm run test:faults` (test/faults/main.ts). A member's
 // GET /messages and GET /users/me p50, idle and while 32 clients send wrong passwords to
-// POST /fetch_api_key for 8 s, each as fast as it is answered, waiting `retry-after` when
-// refused as Zulip clients do. Rate limits are off (a flood from many addresses looks like
+// POST /fetch_api_key for 8 s (in four phases between idle ones), each as fast as it is
+// answered, waiting `retry-after` when refused as Zulip clients do. Rate limits are off (a flood from many addresses looks like
 // that), so only where the server hashes passwords keeps the flood from its other requests.
 // The server runs pinned to one core (its hashing processes with it) when taskset exists.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -10,18 +10,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { CHATD_BIN, SERVER_CORE, spawnNode, stopProcess, waitForHttp } from "./processes.js";
+import { CHATD_BIN, SERVER_CORE, cpuSeconds, spawnNode, stopProcess, waitForHttp } from "./processes.js";
 import { median, round } from "./stats.js";
 import { freePort } from "../helpers/ports.js";
+import { childPids } from "../helpers/workers.js";
 
 export interface LoginFloodOptions {
   readonly bin?: string;
   /** The server's environment beside rate_limiting off (e.g. CHATD_DB_DRIVER). */
   readonly env?: NodeJS.ProcessEnv;
   readonly flooders?: number;
+  /** In all, over FLOOD_PHASES phases. */
   readonly floodSecs?: number;
-  readonly idleSamples?: number;
+  readonly idlePhaseSecs?: number;
 }
+
+const FLOOD_PHASES = 4;
 
 export interface LoginFloodFigures {
   readonly idle_p50_ms: { messages: number; me: number };
@@ -29,6 +33,8 @@ export interface LoginFloodFigures {
   /** Flood p50 over idle p50 of the member's GET /messages. */
   readonly messages_ratio: number;
   readonly flood_samples: number;
+  /** CPU seconds over the flooded phases: the server process's own, and its child processes'. */
+  readonly flood_cpu_s: { server: number; children: number };
   readonly login_attempts_per_s: number;
   readonly login_statuses: Record<string, number>;
 }
@@ -39,7 +45,7 @@ export async function measureLoginFlood(options: LoginFloodOptions = {}): Promis
   const bin = options.bin ?? CHATD_BIN;
   const flooders = options.flooders ?? 32;
   const floodMs = (options.floodSecs ?? 8) * 1000;
-  const idleSamples = options.idleSamples ?? 200;
+  const idlePhaseMs = (options.idlePhaseSecs ?? 1) * 1000;
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const api = async (path: string, init: RequestInit = {}) => {
@@ -96,18 +102,16 @@ export async function measureLoginFlood(options: LoginFloodOptions = {}): Promis
       });
     }
     const messages = "/messages?anchor=newest&num_before=50&num_after=0";
-    // Half the idle samples before the flood, half after: on a shared machine the load of
-    // other work drifts, and the flood is compared with both sides of it.
-    const idle = { messages: [] as number[], me: [] as number[] };
-    const sampleIdle = async () => {
-      for (let i = 0; i < idleSamples / 2; i++) {
-        idle.messages.push(await timed(messages, auth));
-        idle.me.push(await timed("/users/me", auth));
+    type Samples = { messages: number[]; me: number[] };
+    const sample = async (into: Samples, ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until) {
+        into.messages.push(await timed(messages, auth));
+        into.me.push(await timed("/users/me", auth));
       }
     };
-    await sampleIdle();
 
-    let running = true;
+    let running = false;
     const outcomes = new Map<string, number>();
     const count = (outcome: string) => outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
     const flooder = async () => {
@@ -126,18 +130,36 @@ export async function measureLoginFlood(options: LoginFloodOptions = {}): Promis
         }
       }
     };
-    const started = performance.now();
-    const flood = Array.from({ length: flooders }, flooder);
-    await new Promise((r) => setTimeout(r, 500));
-    const loaded = { messages: [] as number[], me: [] as number[] };
-    while (performance.now() - started < floodMs) {
-      loaded.messages.push(await timed(messages, auth));
-      loaded.me.push(await timed("/users/me", auth));
+    // Idle and flooded phases alternate (idle first and last): on a shared machine the load
+    // of other work drifts, and each flooded phase is compared with idle ones on both sides.
+    const idle: Samples = { messages: [], me: [] };
+    const loaded: Samples = { messages: [], me: [] };
+    let floodedMs = 0;
+    const cpu = { server: 0, children: 0 };
+    const pid = server.pid!;
+    /** CPU seconds of the server's children so far (they only hash, and only when flooded). */
+    const childCpu = async () => {
+      let total = 0;
+      for (const child of childPids(pid)) total += await cpuSeconds(child).catch(() => 0);
+      return total;
+    };
+    for (let phase = 0; phase < FLOOD_PHASES; phase++) {
+      await sample(idle, idlePhaseMs);
+      running = true;
+      const started = performance.now();
+      const serverCpuBefore = await cpuSeconds(pid);
+      const flood = Array.from({ length: flooders }, flooder);
+      // The flood's first answers (hashes start queueing) before measuring under it.
+      await new Promise((r) => setTimeout(r, 300));
+      await sample(loaded, floodMs / FLOOD_PHASES - 300);
+      running = false;
+      await Promise.all(flood);
+      floodedMs += performance.now() - started;
+      cpu.server += (await cpuSeconds(pid)) - serverCpuBefore;
     }
-    running = false;
-    await Promise.all(flood);
-    const seconds = (performance.now() - started) / 1000;
-    await sampleIdle();
+    cpu.children = await childCpu();
+    await sample(idle, idlePhaseMs);
+    const seconds = floodedMs / 1000;
     const total = [...outcomes.values()].reduce((a, b) => a + b, 0);
     const p50 = (samples: { messages: number[]; me: number[] }) => ({
       messages: round(median(samples.messages), 2),
@@ -150,6 +172,7 @@ export async function measureLoginFlood(options: LoginFloodOptions = {}): Promis
       flood_p50_ms: floodP50,
       messages_ratio: round(floodP50.messages / idleP50.messages, 2),
       flood_samples: loaded.messages.length,
+      flood_cpu_s: { server: round(cpu.server, 2), children: round(cpu.children, 2) },
       login_attempts_per_s: round(total / seconds, 1),
       login_statuses: Object.fromEntries(outcomes),
     };

@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { Client, expectError, expectSuccess } from "../helpers/client.js";
 import { exited, initDataDir, OWNER, startServerProcess, type ServerProcess } from "../helpers/cli.js";
-import { childPids, processRunning } from "../helpers/workers.js";
+import {
+  SCHED_IDLE,
+  childPids,
+  idleSchedulingAvailable,
+  processRunning,
+  schedulingPolicy,
+} from "../helpers/workers.js";
 
 async function until(condition: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 500; i++) {
@@ -49,7 +55,11 @@ describe("chatd serve: password hashing in low-priority processes", function () 
     expect(childPids(server.child.pid!), "before any login").to.deep.equal([]);
     const workers = await logInAndOut(server);
     expect(workers).to.have.length.at.least(1);
-    for (const pid of workers) expect(getPriority(pid), `worker ${pid}`).to.equal(19);
+    for (const pid of workers) {
+      expect(getPriority(pid), `worker ${pid}'s nice value`).to.equal(19);
+      // Where the system offers it, the policy whose tasks yield to any other at once.
+      if (idleSchedulingAvailable()) expect(schedulingPolicy(pid), `worker ${pid}`).to.equal(SCHED_IDLE);
+    }
 
     expect(await server.stop()).to.equal(0);
     server = null;

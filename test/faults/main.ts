@@ -273,7 +273,8 @@ for (const driver of DRIVERS) {
       `${driver}: login flood (32 clients, wrong passwords, 8 s, rate limits off): a member's ` +
         `GET /messages p50 ${flood.idle_p50_ms.messages} ms idle, ${flood.flood_p50_ms.messages} ms flooded ` +
         `(${flood.messages_ratio}x); GET /users/me ${flood.idle_p50_ms.me} -> ${flood.flood_p50_ms.me} ms; ` +
-        `${flood.login_attempts_per_s} logins/s ${JSON.stringify(flood.login_statuses)}`,
+        `${flood.login_attempts_per_s} logins/s ${JSON.stringify(flood.login_statuses)}; CPU while flooded: ` +
+        `server ${flood.flood_cpu_s.server} s, its hashing processes ${flood.flood_cpu_s.children} s`,
     );
     const bound = flood.messages_ratio <= MAX_FLOOD_SLOWDOWN && flood.flood_samples > 0;
     if (!bound) {

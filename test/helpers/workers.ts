@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
@@ -149,6 +149,19 @@ export function processRunning(pid: number): boolean {
     return false;
   }
 }
+
+/** SCHED_IDLE, as /proc/<pid>/stat gives a process's scheduling policy. */
+export const SCHED_IDLE = 5;
+
+/** The scheduling policy of `pid` (Linux: field 41 of /proc/<pid>/stat; 0 is SCHED_OTHER). */
+export function schedulingPolicy(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
+}
+
+/** Whether this system lets a process run a command under SCHED_IDLE (util-linux's chrt). */
+export const idleSchedulingAvailable = () =>
+  spawnSync("chrt", ["--idle", "0", "true"], { stdio: "ignore" }).status === 0;
 
 /** The pid of worker `index` of the cluster whose primary is `primaryPid` (Linux). */
 export function workerPid(primaryPid: number, index: number): number {

@@ -10,7 +10,7 @@ import {
   passwordHashPool,
   verifyPassword,
 } from "../../src/lib/passwords.js";
-import { processRunning } from "../helpers/workers.js";
+import { SCHED_IDLE, idleSchedulingAvailable, processRunning, schedulingPolicy } from "../helpers/workers.js";
 
 /** A hash that takes a while (32 MiB of scrypt): long enough to be caught in flight. */
 const SLOW = { N: 32768, r: 8, p: 1 };
@@ -60,7 +60,8 @@ describe("password hashing in low-priority worker processes", function () {
     expect(pids).to.have.length.within(1, passwordHashGate.limit);
     for (const pid of pids) {
       expect(pid).to.not.equal(process.pid);
-      expect(getPriority(pid), "the lowest CPU priority").to.equal(19);
+      expect(getPriority(pid), "the lowest nice value").to.equal(19);
+      if (idleSchedulingAvailable()) expect(schedulingPolicy(pid), "SCHED_IDLE").to.equal(SCHED_IDLE);
     }
   });
 
