@@ -30,7 +30,7 @@ import { SendRulesCache } from "../cache/send-rules-cache.js";
 import { createLogger, type Logger } from "../logger.js";
 import { BatchedWrites } from "../lib/batched-writes.js";
 import { DueTimer } from "../lib/due-timer.js";
-import { SCRYPT_PARAMS, type ScryptParams } from "../lib/passwords.js";
+import { SCRYPT_PARAMS, passwordHashPool, type ScryptParams } from "../lib/passwords.js";
 import { RateLimiter } from "../lib/rate-limiter.js";
 import type { App } from "../app.js";
 import { JobQueue } from "../lib/job-queue.js";
@@ -335,4 +335,6 @@ export async function closeApp(app: App, options: { saveQueues?: boolean } = {})
   else if (options.saveQueues) await saveQueues(app.db.knex, app.events.snapshot(), app.clock);
   await app.knex.destroy();
   await app.db.knex.destroy();
+  // No password-hashing process outlives the server.
+  await passwordHashPool.stop();
 }

@@ -15,6 +15,7 @@ import {
 import { userWithKey } from "./fault-setup.js";
 import { fuzzPass, fuzzedRoutes, illFormedSweep, type Actor, type FuzzFigures } from "./fuzz.js";
 import { killCycles, type KillFigures } from "./kill.js";
+import { measureLoginFlood } from "../bench/login-flood.js";
 import { restartCycles, type RestartFigures } from "./restart.js";
 
 /**
@@ -27,7 +28,9 @@ import { restartCycles, type RestartFigures } from "./restart.js";
  * (b) kill -9 cycles under concurrent sends: no acknowledged message lost or changed, and
  *     `PRAGMA integrity_check` ok after each;
  * (c) graceful restarts under keep-alive long-polls: exit 0 within `shutdown_timeout_secs`, and
- *     every queue and every event survives, once and in order.
+ *     every queue and every event survives, once and in order;
+ * (d) a login flood (32 clients sending wrong passwords for 8 s, rate limits off): a member's
+ *     `GET /messages` p50 at most twice its idle p50 (test/bench/login-flood.ts).
  * `--quick` is the short pass CI runs; the long one is the default.
  */
 const { values: args } = parseArgs({
@@ -40,7 +43,7 @@ const { values: args } = parseArgs({
     cycles: { type: "string" },
     polls: { type: "string" },
     restarts: { type: "string" },
-    parts: { type: "string", default: "fuzz,kill,restart" },
+    parts: { type: "string", default: "fuzz,kill,restart,flood" },
   },
 });
 const REQUESTS = Number(args.requests ?? (args.quick ? 2500 : 10000));
@@ -51,6 +54,8 @@ const PHASE_SECS = args.quick ? 3 : 8;
 const DRIVERS = args.driver === "both" ? ["sqlite3", "better-sqlite3"] : [args.driver];
 const PARTS = new Set(args.parts.split(","));
 const SEED = Number(args.seed);
+/** How much slower a member's reads may get under a login flood. */
+const MAX_FLOOD_SLOWDOWN = 2;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -268,6 +273,21 @@ for (const driver of DRIVERS) {
         `${restart.reordered} out of order, ${restart.serverErrors} 5xx`,
     );
     if (report(restart.failures)) failed = true;
+  }
+  if (PARTS.has("flood")) {
+    const flood = await measureLoginFlood({ env: { CHATD_DB_DRIVER: driver } });
+    log(
+      `${driver}: login flood (32 clients, wrong passwords, 8 s, rate limits off): a member's ` +
+        `GET /messages p50 ${flood.idle_p50_ms.messages} ms idle, ${flood.flood_p50_ms.messages} ms flooded ` +
+        `(${flood.messages_ratio}x); GET /users/me ${flood.idle_p50_ms.me} -> ${flood.flood_p50_ms.me} ms; ` +
+        `${flood.login_attempts_per_s} logins/s ${JSON.stringify(flood.login_statuses)}; CPU while flooded: ` +
+        `server ${flood.flood_cpu_s.server} s, its hashing processes ${flood.flood_cpu_s.children} s`,
+    );
+    const bound = flood.messages_ratio <= MAX_FLOOD_SLOWDOWN && flood.flood_samples > 0;
+    if (!bound) {
+      report([`GET /messages p50 under the login flood is ${flood.messages_ratio}x idle (at most 2x)`]);
+      failed = true;
+    }
   }
 }
 log(
