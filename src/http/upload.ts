@@ -5,6 +5,7 @@ import type { errors as FormidableErrorCodes } from "formidable";
 import { JsonableError, badRequest } from "../errors.js";
 import type { UploadLimits, UploadedFile } from "../lib/uploads/uploaded-file.js";
 import { drainRequest, noteBodyBytes } from "./reclaim.js";
+import { UploadTempFiles } from "./upload-temp-files.js";
 
 export type { UploadLimits, UploadedFile };
 
@@ -32,6 +33,7 @@ export async function receiveUpload(
 ): Promise<ReceivedUpload> {
   // Loaded on the first upload: an idle server does not hold the multipart parser.
   const { default: formidable, errors: formidableErrors } = await import("formidable");
+  const temp = new UploadTempFiles();
   const form = formidable({
     uploadDir: tempDir,
     maxFiles: MAX_FILES,
@@ -43,15 +45,23 @@ export async function receiveUpload(
     minFileSize: 0,
     hashAlgorithm: "sha256",
     filename: () => `upload-${randomBytes(12).toString("hex")}`,
+    // formidable's own files are created 0644 and outlive a refusal (see http/upload-temp-files.ts).
+    fileWriteStreamHandler: (file) => temp.create((file as unknown as { filepath: string }).filepath),
+  });
+  // Synchronous with the refusal: a part the parser hands over afterwards gets no file.
+  let refused = false;
+  form.on("error", () => {
+    refused = true;
+    temp.refuse();
   });
   // A part with a file name is a file, as Django has it, even without a Content-Type
   // (python-zulip-api's upload_file sends none); formidable would read it as a text field.
+  // Parts read past a refusal are dropped unread.
   form.onPart = (part) => {
+    if (refused) return;
     if (part.originalFilename && !part.mimetype) part.mimetype = "application/octet-stream";
     form._handlePart(part);
   };
-  const written: string[] = [];
-  form.on("fileBegin", (_name, file) => written.push(file.filepath));
   let received = 0;
   form.on("progress", (bytesReceived) => {
     noteBodyBytes(bytesReceived - received);
@@ -75,7 +85,8 @@ export async function receiveUpload(
     return { fields: flat, files: received };
   } catch (err) {
     drainRequest(req);
-    await Promise.all(written.map((path) => rm(path, { force: true })));
+    // Before answering: the client may not see its refusal while a file of it remains.
+    await temp.removeAll();
     throw uploadError(err as Error & { code?: number; httpCode?: number }, limits, formidableErrors);
   }
 }
