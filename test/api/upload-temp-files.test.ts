@@ -1,5 +1,7 @@
-import { readdirSync, rmSync, statSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import { cast, type Cast } from "../helpers/channels.js";
@@ -169,6 +171,35 @@ describe("upload temporary files: none left behind by a refused request, and pri
     req.destroy();
     for (let i = 0; i < 200 && readdirSync(tempDir).length > 0; i++) await sleep(25);
     expect(readdirSync(tempDir)).to.deep.equal([]);
+  });
+
+  it("file parts sent to an endpoint that takes none are refused without a file written anywhere", async function () {
+    // A marker only these parts carry: other processes' files in the shared directory do not count.
+    const marker = randomBytes(12).toString("hex");
+    const body = Buffer.concat([
+      ...Array.from({ length: 3000 }, (_, i) => filePart(`f${i}`, marker, "text/plain")),
+      END,
+    ]);
+    const written = () =>
+      readdirSync(tmpdir()).filter((name) => {
+        const path = join(tmpdir(), name);
+        try {
+          return statSync(path).size === marker.length && readFileSync(path, "utf8") === marker;
+        } catch {
+          return false; // removed meanwhile, or not a file
+        }
+      });
+    for (const authorization of [userAuth(u.iago).authorization, undefined]) {
+      const res = await fetch(`${server.url}/api/v1/messages`, {
+        method: "POST",
+        headers: { ...(authorization ? { authorization } : {}), "content-type": CONTENT_TYPE },
+        body,
+      });
+      expect(res.status).to.equal(413);
+      expect(await res.json()).to.include({ result: "error", code: "PAYLOAD_TOO_LARGE" });
+      await sleep(100);
+      expect(written(), authorization ? "member" : "anonymous").to.deep.equal([]);
+    }
   });
 
   it("an accepted upload still works and leaves no temporary file", async function () {
