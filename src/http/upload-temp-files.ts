@@ -15,6 +15,10 @@ export class UploadTempFiles {
   private readonly streams = new Map<string, WriteStream>();
   private refused = false;
 
+  constructor() {
+    live.add(this);
+  }
+
   /** The stream a part's bytes are written to (formidable's fileWriteStreamHandler). */
   create(path: string): Writable {
     if (this.refused) return discardingSink();
@@ -28,7 +32,10 @@ export class UploadTempFiles {
     this.refused = true;
   }
 
-  /** Refuses further files and removes every one created so far. */
+  /**
+   * Refuses further files and removes every one created so far (those a handler moved
+   * into the store are gone already): when the request is refused or answered.
+   */
   async removeAll(): Promise<void> {
     this.refuse();
     await Promise.all(
@@ -42,7 +49,19 @@ export class UploadTempFiles {
       }),
     );
     this.streams.clear();
+    live.delete(this);
   }
+}
+
+/** The requests' files not removed yet (this process's). */
+const live = new Set<UploadTempFiles>();
+
+/**
+ * A stopping server: removes the files of the requests it abandoned at the deadline (a
+ * handler waiting for image work never reaches its own removal before the process exits).
+ */
+export async function removeAbandonedUploads(): Promise<void> {
+  await Promise.all([...live].map((files) => files.removeAll()));
 }
 
 const discardingSink = () =>

@@ -1,4 +1,3 @@
-import { rm } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { errors as FormidableErrorCodes } from "formidable";
@@ -6,6 +5,8 @@ import { JsonableError, badRequest } from "../errors.js";
 import type { UploadLimits, UploadedFile } from "../lib/uploads/uploaded-file.js";
 import { drainRequest, noteBodyBytes } from "./reclaim.js";
 import { UploadTempFiles } from "./upload-temp-files.js";
+
+export { removeAbandonedUploads } from "./upload-temp-files.js";
 
 export type { UploadLimits, UploadedFile };
 
@@ -20,6 +21,8 @@ export type { UploadLimits, UploadedFile };
 export interface ReceivedUpload {
   readonly fields: Map<string, string>;
   readonly files: UploadedFile[];
+  /** Removes the temporary files the handler did not move into the store. */
+  discard(): Promise<void>;
 }
 
 const MAX_FIELDS_BYTES = 1024 * 1024;
@@ -82,18 +85,13 @@ export async function receiveUpload(
       const last = values?.[values.length - 1];
       if (last !== undefined) flat.set(key, last);
     }
-    return { fields: flat, files: received };
+    return { fields: flat, files: received, discard: () => temp.removeAll() };
   } catch (err) {
     drainRequest(req);
     // Before answering: the client may not see its refusal while a file of it remains.
     await temp.removeAll();
     throw uploadError(err as Error & { code?: number; httpCode?: number }, limits, formidableErrors);
   }
-}
-
-/** Removes the temporary files a handler did not move into the store. */
-export async function discardUploads(upload: ReceivedUpload): Promise<void> {
-  await Promise.all(upload.files.map((file) => rm(file.path, { force: true })));
 }
 
 function uploadError(
