@@ -1,3 +1,4 @@
+import { Writable } from "node:stream";
 import type { Context, Middleware } from "koa";
 import { JsonableError, badRequest, rateLimitHit } from "../errors.js";
 import { ConcurrencyGate } from "../lib/concurrency-gate.js";
@@ -82,6 +83,10 @@ async function parseMultipart(
     maxFieldsSize: limitBytes,
     maxFiles: 0,
     allowEmptyFiles: false,
+    // A file part is refused, yet formidable would create a file for it in the system's
+    // temporary directory, and one for every part it had already read past the refusal
+    // (hundreds per request, never removed): with this it writes none anywhere.
+    fileWriteStreamHandler: () => new Writable({ write: (_chunk, _encoding, done) => done() }),
   });
   const [fields] = await form.parse(ctx.req);
   return fields;

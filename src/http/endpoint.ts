@@ -9,7 +9,7 @@ import { authenticate } from "./auth.js";
 import { koaExchange, type Exchange } from "./exchange.js";
 import { parseParams, type ParamSpec, type ParamValues } from "../params.js";
 import { encodeWithRawJson } from "../lib/raw-json.js";
-import { discardUploads, receiveUpload, type UploadLimits, type UploadedFile } from "./upload.js";
+import { receiveUpload, type UploadLimits, type UploadedFile } from "./upload.js";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
@@ -144,7 +144,7 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
       const data = handler({ app, user, realm, params: parsed.values, request, files: upload.files });
       return await successBody(data, parsed.ignored);
     } finally {
-      await discardUploads(upload);
+      await upload.discard();
     }
   };
   return {
