@@ -4,16 +4,30 @@ import type { ApiKeyOwner } from "../cache/realm-cache.js";
 import { bool, type UserRow } from "../db/rows.js";
 import {
   badRequest,
+  csrfFailed,
   invalidApiKey,
+  sessionRequired,
   notLoggedIn,
   unauthorized,
   realmDeactivated,
   userDeactivated,
 } from "../errors.js";
 import { digestsEqual, hasApiKeyFormat, hashApiKey } from "../lib/api-keys.js";
+import {
+  cookieValue,
+  csrfTokenFor,
+  hashSessionToken,
+  hasSessionTokenFormat,
+  secretsEqual,
+  sessionAlive,
+  SESSION_COOKIE,
+  type SessionLifetimes,
+} from "../lib/sessions.js";
+import type { SessionRecord } from "../cache/session-cache.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { dummyEmail } from "../lib/emails.js";
 import { emailHost } from "../config.js";
+import { nowSeconds } from "../clock.js";
 import { isIncomingWebhookBot } from "../world/bots.js";
 
 export interface Authenticated {
@@ -140,4 +154,94 @@ function emailMatches(app: App, user: UserRow, email: string): boolean {
     given === user.delivery_email.toLowerCase() ||
     given === dummyEmail(user.id, emailHost(app.config)).toLowerCase()
   );
+}
+
+/** Methods that change nothing: no CSRF token needed (as Django's CsrfViewMiddleware). */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** A /json/ request's session: the web client's cookie and, for a change, its CSRF token. */
+export interface SessionRequest {
+  readonly method: string;
+  header(name: string): string;
+}
+
+export interface SessionAuthenticated extends Authenticated {
+  readonly sessionId: number;
+}
+
+/**
+ * Session authentication for the web client's /json/ requests, as Zulip's web app: the
+ * `sessionid` cookie names a live session; a request that may change something also
+ * carries the session's CSRF token in X-CSRFToken and, when the browser says where it
+ * comes from, this server's origin.
+ */
+export async function authenticateSession(
+  app: App,
+  request: SessionRequest,
+  options: AuthenticateOptions = {},
+): Promise<SessionAuthenticated> {
+  const token = cookieValue(request.header("cookie"), SESSION_COOKIE);
+  if (token === undefined || !hasSessionTokenFormat(token)) throw sessionRequired();
+  const session = await liveSession(app, token);
+  if (!session) throw sessionRequired();
+  if (!SAFE_METHODS.has(request.method)) checkCsrf(request, token);
+  const realm = await app.realms.get(app.knex, session.realmId);
+  const user = realm.user(session.userId);
+  if (!user) throw sessionRequired();
+  const admitted = admit(realm, user, options);
+  app.sessions.touch(session, nowSeconds(app.clock));
+  return { ...admitted, sessionId: session.id };
+}
+
+/** The token's session if it is alive; a cached record that looks expired is read once more. */
+export async function liveSession(app: App, token: string): Promise<SessionRecord | null> {
+  const tokenHash = hashSessionToken(token);
+  const now = nowSeconds(app.clock);
+  const lifetimes = sessionLifetimes(app);
+  let session = await app.sessions.get(app.knex, tokenHash);
+  if (session && !sessionAlive(session, lifetimes, now)) {
+    // Another process may have seen it used since this one read it.
+    app.sessions.forget(tokenHash);
+    session = await app.sessions.get(app.knex, tokenHash);
+  }
+  return session && sessionAlive(session, lifetimes, now) ? session : null;
+}
+
+export const sessionLifetimes = (app: App): SessionLifetimes => ({
+  idleSecs: app.config.session_idle_timeout_secs,
+  maxAgeSecs: app.config.session_max_age_secs,
+});
+
+/** Django's CSRF checks, with its reasons (Zulip answers them as CSRF_FAILED). */
+export function checkCsrf(request: SessionRequest, sessionToken: string): void {
+  checkSameOrigin(request);
+  const given = request.header("x-csrftoken");
+  if (given === "") throw csrfFailed("CSRF token missing.");
+  if (!secretsEqual(given, csrfTokenFor(sessionToken))) throw csrfFailed("CSRF token incorrect.");
+}
+
+/**
+ * A browser names the page a request comes from (Origin, or Sec-Fetch-Site): a page of
+ * another site is refused even before the token is looked at. Requests that name no
+ * origin (older browsers, scripts) rely on the token alone.
+ */
+export function checkSameOrigin(request: SessionRequest): void {
+  const origin = request.header("origin");
+  if (origin !== "" && origin !== "null") {
+    const host = request.header("host");
+    let originHost: string;
+    try {
+      originHost = new URL(origin).host;
+    } catch {
+      throw csrfFailed(`Origin checking failed - ${origin} does not match any trusted origins.`);
+    }
+    if (host === "" || originHost !== host) {
+      throw csrfFailed(`Origin checking failed - ${origin} does not match any trusted origins.`);
+    }
+    return;
+  }
+  const site = request.header("sec-fetch-site");
+  if (site !== "" && site !== "same-origin" && site !== "none") {
+    throw csrfFailed("Cross-site request refused.");
+  }
 }

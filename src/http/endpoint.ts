@@ -5,7 +5,8 @@ import type { UserRow } from "../db/rows.js";
 import { JsonableError, mustBeAdmin, mustBeOwner } from "../errors.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { isAdminRole, isOwnerRole } from "../world/roles.js";
-import { authenticate } from "./auth.js";
+import { authenticate, authenticateSession, type AuthenticateOptions, type Authenticated } from "./auth.js";
+import { viaSession } from "./prefixes.js";
 import { koaExchange, type Exchange } from "./exchange.js";
 import { parseParams, type ParamSpec, type ParamValues } from "../params.js";
 import { encodeWithRawJson } from "../lib/raw-json.js";
@@ -37,6 +38,8 @@ export interface RequestInfo {
 export interface AuthedContext<P> {
   app: App;
   user: UserRow;
+  /** The web session the request came with (/json/ only). */
+  sessionId: number | null;
   realm: RealmSnapshot;
   params: P;
   request: RequestInfo;
@@ -124,7 +127,7 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
       });
       return successBody(data, parsed.ignored);
     }
-    const { user, realm } = await authenticateCounted(app, exchange, {
+    const { user, realm, sessionId } = await authenticateCounted(app, exchange, {
       allowIncomingWebhookBots: spec.incomingWebhookBots === true,
     });
     exchange.setUserId(user.id);
@@ -134,14 +137,22 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
     const handler = spec.handler as Handler<"user", ParamValues<S>>;
     if (!spec.upload) {
       const parsed = parseParams(spec.params, raw, pathParams);
-      const data = handler({ app, user, realm, params: parsed.values, request, files: [] });
+      const data = handler({ app, user, sessionId, realm, params: parsed.values, request, files: [] });
       return successBody(data, parsed.ignored);
     }
     const upload = await receiveUpload(exchange.req, app.uploads.tempDir(), spec.upload(app, user));
     try {
       for (const [key, value] of upload.fields) raw.set(key, value);
       const parsed = parseParams(spec.params, raw, pathParams);
-      const data = handler({ app, user, realm, params: parsed.values, request, files: upload.files });
+      const data = handler({
+        app,
+        user,
+        sessionId,
+        realm,
+        params: parsed.values,
+        request,
+        files: upload.files,
+      });
       return await successBody(data, parsed.ignored);
     } finally {
       await discardUploads(upload);
@@ -160,7 +171,7 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
     paramNames: Object.keys(spec.params),
     answer,
     async run(app, ctx, pathParams) {
-      const body = await answer(app, koaExchange(ctx), pathParams);
+      const body = await answer(app, koaExchange(ctx, viaSession(ctx.path)), pathParams);
       ctx.status = 200;
       // Values a handler encoded ahead of time (RawJson) go out as they are.
       const encoded = encodeWithRawJson(body);
@@ -199,12 +210,18 @@ function setHeaders(exchange: Exchange, headers: Record<string, string>): void {
 function authenticateCounted(
   app: App,
   exchange: Exchange,
-  options: Parameters<typeof authenticate>[2],
-): ReturnType<typeof authenticate> {
+  options: AuthenticateOptions,
+): Promise<Authenticated & { sessionId: number | null }> {
+  if (exchange.viaSession) {
+    const request = { method: exchange.req.method ?? "GET", header: (name: string) => exchange.header(name) };
+    return countingFailures(app, exchange, () => authenticateSession(app, request, options));
+  }
   return countingFailures(app, exchange, () =>
-    authenticate(app, exchange.header("authorization") || undefined, options),
+    authenticate(app, exchange.header("authorization") || undefined, options).then(withoutSession),
   );
 }
+
+const withoutSession = (found: Authenticated) => ({ ...found, sessionId: null });
 
 /**
  * Runs an authentication; its failure counts against the client IP (see above). Chained

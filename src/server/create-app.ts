@@ -25,6 +25,7 @@ import { ChannelCache } from "../cache/channel-cache.js";
 import { PresenceStore } from "../cache/presence-store.js";
 import { systemClock, type Clock } from "../clock.js";
 import { RealmCache } from "../cache/realm-cache.js";
+import { SessionCache } from "../cache/session-cache.js";
 import { UserStateCache } from "../cache/user-state-cache.js";
 import { SendRulesCache } from "../cache/send-rules-cache.js";
 import { createLogger, type Logger } from "../logger.js";
@@ -92,6 +93,14 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   const userState = new UserStateCache();
   const sendRules = new SendRulesCache();
   const realms = new RealmCache();
+  const sessions = new SessionCache((sessionId, at) =>
+    db
+      .transaction((tx) => tx.knex("sessions").where({ id: sessionId }).update({ last_active_at: at }))
+      .then(
+        () => undefined,
+        (err: unknown) => logger.error("recording a session's activity failed", err),
+      ),
+  );
   const channels = new ChannelCache(clock);
   // Recipients may be a one-shot iterator; each consumer needs them.
   const listed = (recipients: EventRecipients): EventRecipients =>
@@ -120,7 +129,9 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
         channels.invalidateAll();
         userState.clear();
         sendRules.clear();
+        sessions.clear();
       } else if (cache === "realms") realms.invalidate(realmId);
+      else if (cache === "sessions") sessions.clear();
       else if (cache === "apiKeys") realms.invalidateApiKeys();
       else if (cache === "channels") channels.invalidate(realmId);
     }
@@ -129,7 +140,9 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     events.replicate(replication);
     realms.onInvalidate = (cache, realmId) => replication.noteInvalidation(cache, realmId);
     channels.onInvalidate = (cache, realmId) => replication.noteInvalidation(cache, realmId);
+    sessions.onInvalidate = () => replication.noteInvalidation("sessions", 0);
   }
+  sessions.onEnded = (sessionIds) => events.endSessionQueues(sessionIds);
   const db = new Db(
     writer,
     {
@@ -153,6 +166,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     db,
     events,
     realms,
+    sessions,
     channels,
     userState,
     sendRules,
@@ -194,6 +208,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
 /** Another worker died: what it committed but did not pass on may be in any cache. */
 export function dropAllCaches(app: App): void {
   app.realms.invalidateAll();
+  app.sessions.clear();
   app.channels.invalidateAll();
   app.userState.clear();
   app.sendRules.clear();

@@ -42,8 +42,8 @@ describe("the page at / and the files under /static", function () {
     expect(res.headers.get("x-content-type-options")).to.equal("nosniff");
     const html = await res.text();
     expect(html).to.match(/^<!doctype html>/);
-    expect(html).to.contain("<h1>Tom &amp; &lt;Jerry&#39;s&gt; &quot;Co&quot;</h1>");
-    expect(html).to.contain("<title>Tom &amp; &lt;Jerry&#39;s&gt; &quot;Co&quot; · chatd</title>");
+    expect(html).to.contain("<h1>Tom &amp; &lt;Jerry&#x27;s&gt; &quot;Co&quot;</h1>");
+    expect(html).to.contain("<title>Tom &amp; &lt;Jerry&#x27;s&gt; &quot;Co&quot; · chatd</title>");
     expect(html).to.contain("&lt;b&gt;Cats&lt;/b&gt; &amp; mice");
     expect(html).not.to.contain("<Jerry");
     expect(html).not.to.contain("<b>Cats");

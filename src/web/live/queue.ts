@@ -1,0 +1,167 @@
+import { signal } from "@preact/signals-core";
+import { api, ApiError, NetworkError } from "../api/http.js";
+import type { InitialState, ServerEvent } from "../api/types.js";
+import type { ClientState } from "../model/client-state.js";
+import { applyEvent } from "../model/events.js";
+
+export type Connection = "connecting" | "live" | "reconnecting";
+
+/** What the web client registers for: every event type, rendered HTML, modern shapes. */
+export const REGISTER_PARAMS = {
+  apply_markdown: true,
+  client_gravatar: false,
+  slim_presence: true,
+  include_subscribers: false,
+  client_capabilities: {
+    notification_settings_null: true,
+    bulk_message_deletion: true,
+    user_avatar_url_field_optional: false,
+    stream_typing_notifications: true,
+    user_settings_object: true,
+    empty_topic_name: true,
+    simplified_presence_events: true,
+    archived_channels: true,
+    linkifier_url_template: true,
+  },
+};
+
+/** A poll with no answer this long after the server's heartbeat is given up (a laptop slept, a proxy dropped it). */
+const POLL_TIMEOUT_MS = 90_000;
+const MAX_BACKOFF_MS = 30_000;
+
+/**
+ * The client's one event queue: registers, then long-polls GET /json/events and applies
+ * each event. It survives what a day at a laptop brings: a server restart (the queue is
+ * restored, or the poll fails and is retried), sleep (a poll that never answers is
+ * abandoned; a queue the server dropped meanwhile is registered anew, and the views
+ * refetch their messages), and a dropped network (retried with backoff, at once when the
+ * browser says it is online again).
+ */
+export class LiveQueue {
+  readonly connection = signal<Connection>("connecting");
+  private queueId = "";
+  private lastEventId = -1;
+  private stopped = false;
+  private backoffMs = 0;
+  private poll: AbortController | null = null;
+  private wake: (() => void) | null = null;
+  /** Called with each batch of events once applied (notifications, title). */
+  onEvents: (events: readonly ServerEvent[]) => void = () => {};
+
+  constructor(
+    private readonly state: ClientState,
+    private readonly register: () => Promise<InitialState> = () =>
+      api<InitialState>("POST", "/register", REGISTER_PARAMS),
+  ) {}
+
+  /** Registers and loads the state; the first call's failure is the caller's to show. */
+  async start(): Promise<void> {
+    await this.registerAnew();
+    void this.loop();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.poll?.abort();
+    this.wake?.();
+  }
+
+  /** Retry now rather than after the backoff (the browser is online again, the tab is visible). */
+  retryNow(): void {
+    this.backoffMs = 0;
+    this.wake?.();
+  }
+
+  get id(): string {
+    return this.queueId;
+  }
+
+  private async registerAnew(): Promise<void> {
+    const state = await this.register();
+    this.queueId = state.queue_id;
+    this.lastEventId = state.last_event_id;
+    this.state.load(state);
+    this.connection.value = "live";
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        const events = await this.fetchEvents();
+        this.backoffMs = 0;
+        this.connection.value = "live";
+        for (const event of events) {
+          this.lastEventId = Math.max(this.lastEventId, event.id);
+          applyEvent(this.state, event);
+        }
+        if (events.length > 0) this.onEvents(events);
+      } catch (err) {
+        if (this.stopped) return;
+        if (err instanceof ApiError && err.code === "BAD_EVENT_QUEUE_ID") {
+          this.connection.value = "reconnecting";
+          await this.retrying(() => this.registerAnew());
+          continue;
+        }
+        this.connection.value = "reconnecting";
+        const retryAfter = err instanceof ApiError ? Number(err.data["retry-after"] ?? 0) * 1000 : 0;
+        await this.sleep(Math.max(retryAfter, this.nextBackoff()));
+      }
+    }
+  }
+
+  private async fetchEvents(): Promise<ServerEvent[]> {
+    const poll = (this.poll = new AbortController());
+    const timer = setTimeout(() => poll.abort(), POLL_TIMEOUT_MS);
+    try {
+      const answer = await api<{ events: ServerEvent[] }>(
+        "GET",
+        "/events",
+        { queue_id: this.queueId, last_event_id: this.lastEventId },
+        { signal: poll.signal },
+      );
+      return answer.events;
+    } finally {
+      clearTimeout(timer);
+      this.poll = null;
+    }
+  }
+
+  /** Repeats an action until it succeeds (a register while the server is down). */
+  private async retrying(action: () => Promise<void>): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await action();
+        this.backoffMs = 0;
+        return;
+      } catch (err) {
+        if (!(err instanceof NetworkError || err instanceof ApiError)) throw err;
+        await this.sleep(this.nextBackoff());
+      }
+    }
+  }
+
+  private nextBackoff(): number {
+    this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs === 0 ? 1000 : this.backoffMs * 2);
+    // Jitter: every client of a restarted server does not come back in the same second.
+    return this.backoffMs * (0.75 + Math.random() * 0.5);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = null;
+        done();
+      };
+    });
+  }
+
+  /** A poll under way is abandoned and made again (after sleep, the old one may never answer). */
+  repoll(): void {
+    this.poll?.abort();
+  }
+}
