@@ -1,4 +1,4 @@
-import { api, upload } from "./api/http.js";
+import { api, endSession, upload } from "./api/http.js";
 import type { Message } from "./api/types.js";
 import type { ClientState } from "./model/client-state.js";
 import { apiNarrow, type Narrow } from "./model/narrow.js";
@@ -151,12 +151,13 @@ export function reportPresence(state: ClientState, active: boolean, newUserInput
 }
 
 /** Logs out: the server ends the session and its event queues; the page becomes the login form. */
-export async function logOut(): Promise<void> {
+export async function logOut(stopEvents: () => void): Promise<void> {
+  stopEvents();
   const token = document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? "";
   await fetch("/accounts/logout/", {
     method: "POST",
     headers: { "X-CSRFToken": token, Accept: "application/json" },
     credentials: "same-origin",
   }).catch(() => undefined);
-  location.assign("/");
+  endSession();
 }

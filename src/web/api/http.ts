@@ -28,10 +28,12 @@ let csrfToken: string | null = null;
 const token = () =>
   (csrfToken ??= document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? "");
 
-/** Called when the session has ended (logged out elsewhere, expired): the page goes to the login form. */
-let onSessionEnded: () => void = () => location.assign("/");
-export function whenSessionEnds(handler: () => void): void {
-  onSessionEnded = handler;
+/** The session has ended (logged out here or elsewhere, expired): the page goes to the login form, once. */
+let sessionEnded = false;
+export function endSession(): void {
+  if (sessionEnded) return;
+  sessionEnded = true;
+  location.assign("/");
 }
 
 export function encodeParams(params: Params): URLSearchParams {
@@ -110,6 +112,6 @@ async function send<T>(
 function answer<T>(status: number, json: Record<string, unknown>): T {
   if (json.result === "success") return json as T;
   const code = typeof json.code === "string" ? json.code : "BAD_REQUEST";
-  if (status === 401) onSessionEnded();
+  if (status === 401) endSession();
   throw new ApiError(typeof json.msg === "string" ? json.msg : "Error", code, status, json);
 }

@@ -107,9 +107,19 @@ function Center() {
   const view = currentView.value;
   switch (view.kind) {
     case "inbox":
-      return <Inbox />;
+      return (
+        <div class="conversation">
+          <Inbox />
+          <Compose narrow={null} />
+        </div>
+      );
     case "recent":
-      return <Recent />;
+      return (
+        <div class="conversation">
+          <Recent />
+          <Compose narrow={null} />
+        </div>
+      );
     case "channels":
       return <ChannelBrowser />;
     case "settings":

@@ -148,7 +148,7 @@ export function TopBar() {
             >
               <Icon name="gear" /> Personal settings
             </button>
-            <button type="button" onClick={() => void logOut()}>
+            <button type="button" onClick={() => void logOut(() => queue.stop())}>
               <Icon name="logout" /> Log out
             </button>
           </div>

@@ -42,7 +42,10 @@ let table: Promise<EmojiTable> | null = null;
 
 /** Zulip's emoji names (server_emoji_data_url), fetched once on first use. */
 export function emojiTable(url: string): Promise<EmojiTable> {
-  table ??= fetch(url, { credentials: "same-origin" })
+  // Register names it under the server's public URL; this page may be on another name for the
+  // same server (its address on the local network): the path is what matters.
+  const { pathname, search } = new URL(url, location.href);
+  table ??= fetch(pathname + search, { credentials: "same-origin" })
     .then((res) => res.json() as Promise<{ code_to_names: Record<string, string[]> }>)
     .then((data) => ({
       names: Object.entries(data.code_to_names).flatMap(([code, names]) =>
