@@ -86,3 +86,22 @@ export async function logIn(
 
 /** The message region's articles, as a person reads them. */
 export const messages = (page: Page) => page.getByRole("region", { name: "Messages" }).getByRole("article");
+
+/** After a failed test: a screenshot of each page, for the person reading the failure. */
+export async function screenshotOnFailure(
+  test: Mocha.Context,
+  people: Array<Person | undefined>,
+): Promise<void> {
+  if (test.currentTest?.state !== "failed") return;
+  const { tmpdir } = await import("node:os");
+  const name = test.currentTest
+    .fullTitle()
+    .replace(/[^\w]+/g, "-")
+    .slice(0, 80);
+  for (const [i, person] of people.entries()) {
+    if (!person) continue;
+    const path = `${tmpdir()}/chatd-e2e-${name}-${i}.png`;
+    await person.page.screenshot({ path, fullPage: true }).catch(() => undefined);
+    process.stderr.write(`screenshot: ${path}\n`);
+  }
+}

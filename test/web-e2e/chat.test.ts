@@ -1,7 +1,14 @@
 import { expect } from "chai";
 import type { Browser } from "playwright-core";
 import { expectSuccess } from "../helpers/client.js";
-import { launchBrowser, logIn, messages, requireBrowser, type Person } from "../helpers/browser.js";
+import {
+  launchBrowser,
+  logIn,
+  messages,
+  requireBrowser,
+  screenshotOnFailure,
+  type Person,
+} from "../helpers/browser.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import type { TestRealm } from "../helpers/factories.js";
 import { ROLE } from "../../src/world/roles.js";
@@ -41,7 +48,8 @@ describe("web client: two people chat in two browsers", function () {
     await server?.close();
   });
 
-  afterEach(function () {
+  afterEach(async function () {
+    await screenshotOnFailure(this, [hamlet, othello]);
     expect(hamlet?.problems ?? []).to.deep.equal([]);
     expect(othello?.problems ?? []).to.deep.equal([]);
   });

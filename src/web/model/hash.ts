@@ -97,11 +97,26 @@ export function parseHash(hash: string): View | null {
   }
 }
 
+/** Operators whose operand starts with IDs ("12-general", "3,7-group"): the rest is only a hint. */
+const ID_OPERATORS = new Set([
+  "channel",
+  "stream",
+  "dm",
+  "pm-with",
+  "dm-including",
+  "group-pm-with",
+  "sender",
+]);
+
 function parseNarrow(parts: string[]): View | null {
   const terms: Term[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
     let operator = decodeHashComponent(parts[i]!);
-    const operand = decodeHashComponent(parts[i + 1]!);
+    const raw = parts[i + 1]!;
+    // A slug that does not decode (a name with a stray "."): its IDs still name the channel or people.
+    const operand =
+      decodeHashComponent(raw) ??
+      (operator !== null && ID_OPERATORS.has(operator.replace(/^-/, "")) ? raw : null);
     if (operator === null || operand === null) return null;
     const negated = operator.startsWith("-");
     if (negated) operator = operator.slice(1);

@@ -1,7 +1,7 @@
 import { useComputed } from "@preact/signals";
 import { follow } from "./follow.js";
 import { client } from "../app.js";
-import { channelSlug, dmSlug, encodeHashComponent } from "../model/hash.js";
+import { channelSlug, dmSlug, encodeHashComponent, narrowHash } from "../model/hash.js";
 import { narrowChannel, narrowDm, dmKey } from "../model/narrow.js";
 import { currentView } from "../router.js";
 import { Icon, type IconName } from "./Icon.js";
@@ -13,7 +13,7 @@ export const channelHash = (streamId: number, name: string) =>
 export const topicHash = (streamId: number, name: string, topic: string) =>
   `${channelHash(streamId, name)}/topic/${encodeHashComponent(topic)}`;
 export const dmHash = (userIds: number[]) =>
-  `#narrow/dm/${dmSlug(userIds, userIds.length === 1 ? client.world.fullName(userIds[0]!) : undefined)}`;
+  narrowHash([{ operator: "dm", operand: dmSlug(userIds, userIds.length === 1 ? client.world.fullName(userIds[0]!) : undefined) }]);
 
 function Count({ count, id }: { count: number; id?: string }) {
   if (count === 0) return null;

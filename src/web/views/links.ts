@@ -1,6 +1,6 @@
 import { client } from "../app.js";
 import type { Message } from "../api/types.js";
-import { channelSlug, dmSlug, encodeHashComponent } from "../model/hash.js";
+import { channelSlug, dmSlug, encodeHashComponent, narrowHash } from "../model/hash.js";
 
 /** A channel message's channel name: the client's (renamed since?), else the message's own. */
 export function channelOf(message: Message): string {
@@ -18,5 +18,9 @@ export function messageLink(message: Message): string {
     .map((r) => r.id)
     .filter((id) => id !== client.myUserId);
   const ids = others.length === 0 ? [client.myUserId] : others;
-  return `#narrow/dm/${dmSlug(ids, ids.length === 1 ? client.world.fullName(ids[0]!) : undefined)}/near/${message.id}`;
+  const slug = dmSlug(ids, ids.length === 1 ? client.world.fullName(ids[0]!) : undefined);
+  return narrowHash([
+    { operator: "dm", operand: slug },
+    { operator: "near", operand: String(message.id) },
+  ]);
 }
