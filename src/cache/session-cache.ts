@@ -6,7 +6,7 @@ export interface SessionRecord {
   readonly realmId: number;
   /** UNIX seconds. */
   readonly createdAt: number;
-  /** UNIX seconds; advanced in memory on use, written at most every TOUCH_SECS. */
+  /** UNIX seconds; advanced in memory on use, written at most every touchIntervalSecs. */
   lastActiveAt: number;
 }
 
@@ -15,6 +15,13 @@ const MAX_REMEMBERED = 50_000;
 
 /** A session's last activity is written at most this often: idle lifetimes are days long. */
 export const TOUCH_SECS = 300;
+
+/**
+ * How long after its last recorded activity a session's use is written again: TOUCH_SECS,
+ * or a tenth of an idle lifetime set shorter (else no use would ever be recorded in time,
+ * and every session would end that long after its login however busy it was).
+ */
+export const touchIntervalSecs = (idleSecs: number) => Math.min(TOUCH_SECS, Math.floor(idleSecs / 10));
 
 /**
  * Web sessions by token hash, loaded one at a time on first use and remembered (a miss
@@ -57,9 +64,9 @@ export class SessionCache {
     this.byHash.delete(tokenHash);
   }
 
-  /** The request at `now` used the session: its idle lifetime starts over. */
-  touch(record: SessionRecord, now: number): void {
-    if (now - record.lastActiveAt < TOUCH_SECS) return;
+  /** The request at `now` used the session: its idle lifetime (`idleSecs`) starts over. */
+  touch(record: SessionRecord, now: number, idleSecs: number): void {
+    if (now - record.lastActiveAt < touchIntervalSecs(idleSecs)) return;
     record.lastActiveAt = now;
     this.writeTouch(record.id, now).catch(() => undefined);
   }

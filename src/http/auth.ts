@@ -26,7 +26,7 @@ import {
 import type { SessionRecord } from "../cache/session-cache.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { dummyEmail } from "../lib/emails.js";
-import { emailHost } from "../config.js";
+import { emailHost, realmUrl } from "../config.js";
 import { nowSeconds } from "../clock.js";
 import { isIncomingWebhookBot } from "../world/bots.js";
 
@@ -184,12 +184,12 @@ export async function authenticateSession(
   if (token === undefined || !hasSessionTokenFormat(token)) throw sessionRequired();
   const session = await liveSession(app, token);
   if (!session) throw sessionRequired();
-  if (!SAFE_METHODS.has(request.method)) checkCsrf(request, token);
+  if (!SAFE_METHODS.has(request.method)) checkCsrf(request, token, publicOrigin(app));
   const realm = await app.realms.get(app.knex, session.realmId);
   const user = realm.user(session.userId);
   if (!user) throw sessionRequired();
   const admitted = admit(realm, user, options);
-  app.sessions.touch(session, nowSeconds(app.clock));
+  app.sessions.touch(session, nowSeconds(app.clock), app.config.session_idle_timeout_secs);
   return { ...admitted, sessionId: session.id };
 }
 
@@ -212,9 +212,12 @@ export const sessionLifetimes = (app: App): SessionLifetimes => ({
   maxAgeSecs: app.config.session_max_age_secs,
 });
 
+/** The origin of external_url: where the browser is when this server sits behind a proxy. */
+export const publicOrigin = (app: App) => new URL(realmUrl(app.config)).origin;
+
 /** Django's CSRF checks, with its reasons (Zulip answers them as CSRF_FAILED). */
-export function checkCsrf(request: SessionRequest, sessionToken: string): void {
-  checkSameOrigin(request);
+export function checkCsrf(request: SessionRequest, sessionToken: string, trustedOrigin: string): void {
+  checkSameOrigin(request, trustedOrigin);
   const given = request.header("x-csrftoken");
   if (given === "") throw csrfFailed("CSRF token missing.");
   if (!secretsEqual(given, csrfTokenFor(sessionToken))) throw csrfFailed("CSRF token incorrect.");
@@ -222,20 +225,16 @@ export function checkCsrf(request: SessionRequest, sessionToken: string): void {
 
 /**
  * A browser names the page a request comes from (Origin, or Sec-Fetch-Site): a page of
- * another site is refused even before the token is looked at. Requests that name no
- * origin (older browsers, scripts) rely on the token alone.
+ * another site is refused even before the token is looked at. This server's origin is the
+ * host the request was sent to, or `trustedOrigin` (external_url's, which a reverse proxy
+ * may not pass on as Host). An opaque origin ("null": a sandboxed frame, a redirect from
+ * another site) is not this server's, as in Django. Requests that name no origin (older
+ * browsers, scripts) rely on the token alone.
  */
-export function checkSameOrigin(request: SessionRequest): void {
+export function checkSameOrigin(request: SessionRequest, trustedOrigin: string): void {
   const origin = request.header("origin");
-  if (origin !== "" && origin !== "null") {
-    const host = request.header("host");
-    let originHost: string;
-    try {
-      originHost = new URL(origin).host;
-    } catch {
-      throw csrfFailed(`Origin checking failed - ${origin} does not match any trusted origins.`);
-    }
-    if (host === "" || originHost !== host) {
+  if (origin !== "") {
+    if (origin !== trustedOrigin && !hostIs(origin, request.header("host"))) {
       throw csrfFailed(`Origin checking failed - ${origin} does not match any trusted origins.`);
     }
     return;
@@ -243,5 +242,15 @@ export function checkSameOrigin(request: SessionRequest): void {
   const site = request.header("sec-fetch-site");
   if (site !== "" && site !== "same-origin" && site !== "none") {
     throw csrfFailed("Cross-site request refused.");
+  }
+}
+
+/** Whether an Origin header names this Host (any scheme: TLS may end at a proxy). */
+function hostIs(origin: string, host: string): boolean {
+  if (host === "") return false;
+  try {
+    return new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false;
   }
 }

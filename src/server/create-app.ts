@@ -13,6 +13,7 @@ import {
   writeWebhookResult,
 } from "../actions/outgoing-webhooks.js";
 import { sweepUploads } from "../actions/uploads.js";
+import { doDeleteExpiredSessions } from "../actions/sessions.js";
 import { EventHub } from "../events/hub.js";
 import type { EventRecipients } from "../events/types.js";
 import { drainOutbox, drainOutboxIfAny } from "../events/outbox.js";
@@ -247,6 +248,7 @@ export async function startEvents(app: App): Promise<void> {
   // Deliveries pending when the server stopped (or crashed) are sent now.
   app.outgoingWebhooks.start();
   app.onClose.push(startUploadSweep(app));
+  app.onClose.push(startSessionSweep(app));
 }
 
 /** How often the first worker looks for due scheduled messages and webhooks others queued. */
@@ -295,6 +297,7 @@ async function startWorkerEvents(app: App, replication: Replication, first: bool
     app.scheduledDelivery.start();
     app.outgoingWebhooks.start();
     app.onClose.push(startUploadSweep(app));
+    app.onClose.push(startSessionSweep(app));
     // Other workers' commits queue work too; their hints to their own timers go nowhere.
     every(
       DUE_POLL_MS,
@@ -329,6 +332,31 @@ function startUploadSweep(app: App): () => void {
   }, app.config.upload_sweep_interval_secs * 1000);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/** How often expired web sessions' rows are deleted. */
+const SESSION_SWEEP_MS = 3600_000;
+
+/**
+ * Deletes the rows of web sessions past their lifetimes (actions/sessions.ts): they are
+ * refused anyway; this keeps the table to the sessions that may still be used. On the
+ * app's clock (tests move it), one run at a time; the next run is set before this one
+ * starts, as an interval would.
+ */
+function startSessionSweep(app: App): () => void {
+  let running = false;
+  let cancel = () => {};
+  const run = () => {
+    cancel = app.clock.setTimer(run, SESSION_SWEEP_MS);
+    if (running) return;
+    running = true;
+    app.db
+      .transaction((tx) => doDeleteExpiredSessions(app, tx))
+      .catch((err: unknown) => app.logger.error("deleting expired sessions failed", err))
+      .finally(() => (running = false));
+  };
+  cancel = app.clock.setTimer(run, SESSION_SWEEP_MS);
+  return () => cancel();
 }
 
 /** Saves presence and live queues (so clients survive a restart) and closes the database. */

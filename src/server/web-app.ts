@@ -4,7 +4,7 @@ import { checkLogin, checkLogout } from "../actions/sessions.js";
 import { realmUrl } from "../config.js";
 import { bool } from "../db/rows.js";
 import { JsonableError } from "../errors.js";
-import { checkCsrf, checkSameOrigin, liveSession } from "../http/auth.js";
+import { checkCsrf, checkSameOrigin, liveSession, publicOrigin } from "../http/auth.js";
 import { requestParams } from "../http/body.js";
 import type { SessionRecord } from "../cache/session-cache.js";
 import {
@@ -78,7 +78,10 @@ async function home(app: App, ctx: Context, manifest: WebManifest | null): Promi
   const current = await currentSession(app, ctx);
   const realm = current ? await app.realms.get(app.knex, current.session.realmId) : null;
   const user = realm?.user(current!.session.userId);
-  if (!current || !manifest || !user || !bool(user.is_active)) return loginPage(app, ctx, manifest, {});
+  // The checks /json/ makes: the app would load only to be refused.
+  if (!current || !manifest || !user || !bool(user.is_active) || bool(realm!.realm.deactivated)) {
+    return loginPage(app, ctx, manifest, {});
+  }
   ctx.set(PAGE_HEADERS(APP_POLICY));
   ctx.type = "text/html; charset=utf-8";
   ctx.body = renderAppShell(manifest, {
@@ -121,8 +124,11 @@ async function login(app: App, ctx: Context, manifest: WebManifest | null): Prom
   const params = requestParams(ctx);
   const email = params.get("username") ?? params.get("email") ?? "";
   try {
-    checkSameOrigin({ method: ctx.method, header: (name) => ctx.get(name) });
+    checkSameOrigin({ method: ctx.method, header: (name) => ctx.get(name) }, publicOrigin(app));
+    const previous = await currentSession(app, ctx);
     const { token } = await checkLogin(app, email, params.get("password") ?? "");
+    // The browser's cookie is replaced: the session it named would live on, unreachable.
+    if (previous) await checkLogout(app, previous.session.id);
     ctx.append("Set-Cookie", sessionCookie(token, cookieOptions(app, app.config.session_max_age_secs)));
     redirect(ctx, `/${deepLink(params.get("next") ?? "")}`);
   } catch (err) {
@@ -148,6 +154,7 @@ async function logout(app: App, ctx: Context): Promise<void> {
     checkCsrf(
       { method: "POST", header: (name) => (name === "x-csrftoken" ? csrfToken : ctx.get(name)) },
       current.token,
+      publicOrigin(app),
     );
     await checkLogout(app, current.session.id);
   }
