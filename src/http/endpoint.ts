@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { Context } from "koa";
 import type { App } from "../app.js";
 import type { UserRow } from "../db/rows.js";
-import { JsonableError, mustBeAdmin, mustBeOwner } from "../errors.js";
+import { JsonableError, badRequest, mustBeAdmin, mustBeOwner } from "../errors.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { isAdminRole, isOwnerRole } from "../world/roles.js";
 import { authenticate, authenticateSession, type AuthenticateOptions, type Authenticated } from "./auth.js";
@@ -67,6 +67,11 @@ export interface EndpointSpec<A extends AuthLevel, S extends ParamSpec> {
    * messages (and the integrations' webhook URLs); every other endpoint refuses them.
    */
   incomingWebhookBots?: boolean;
+  /**
+   * Its answer holds an API key in clear: refused under /json/, so no key ever reaches a
+   * web page (a script injected there could not carry one away).
+   */
+  issuesApiKey?: boolean;
   params: S;
   /**
    * The endpoint takes a file: its multipart body is streamed to a temporary file after
@@ -115,6 +120,7 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
     exchange: Exchange,
     pathParams: Readonly<Record<string, string>>,
   ): Promise<Record<string, unknown>> => {
+    if (spec.issuesApiKey && exchange.viaSession) throw apiKeysNotForPages();
     const request = requestInfo(exchange);
     const raw = exchange.params();
     if (spec.auth === "anonymous") {
@@ -290,6 +296,11 @@ export function clientFromUserAgent(userAgent: string): string {
 }
 
 const clientNames = new Map<string, string>();
+
+const apiKeysNotForPages = () =>
+  badRequest(
+    "API keys are not given to the web client: use /api/v1 (with your email and password) to get one.",
+  );
 
 /** Raised by the router for paths no endpoint serves. */
 export const routeNotFound = () => new JsonableError("Not Found", "BAD_REQUEST", 404);
