@@ -13,7 +13,12 @@ export const channelHash = (streamId: number, name: string) =>
 export const topicHash = (streamId: number, name: string, topic: string) =>
   `${channelHash(streamId, name)}/topic/${encodeHashComponent(topic)}`;
 export const dmHash = (userIds: number[]) =>
-  narrowHash([{ operator: "dm", operand: dmSlug(userIds, userIds.length === 1 ? client.world.fullName(userIds[0]!) : undefined) }]);
+  narrowHash([
+    {
+      operator: "dm",
+      operand: dmSlug(userIds, userIds.length === 1 ? client.world.fullName(userIds[0]!) : undefined),
+    },
+  ]);
 
 function Count({ count, id }: { count: number; id?: string }) {
   if (count === 0) return null;
