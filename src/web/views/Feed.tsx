@@ -13,6 +13,7 @@ import { channelHash, dmHash, topicHash } from "./LeftSidebar.js";
 import { Icon } from "./Icon.js";
 import { composeTarget } from "./compose-state.js";
 import { channelOf } from "./links.js";
+import { noteFeedDrawn } from "../perf.js";
 
 /** Scrolled this close to an end, the next batch is fetched. */
 const EDGE_PX = 600;
@@ -71,6 +72,9 @@ export function Feed({ narrow, title }: { narrow: Narrow; title: string }) {
   );
 
   useScrolling(scroller, list);
+  useEffect(() => {
+    if (blocks.length > 0) noteFeedDrawn();
+  }, [blocks.length > 0]);
   useReadMarking(scroller, list);
 
   const channel = narrowChannel(narrow);

@@ -12,6 +12,7 @@ import { quoteAndReply } from "./compose-state.js";
 import { openProfile } from "./ProfileCard.js";
 import { messageLink } from "./links.js";
 import { showToast } from "./Toast.js";
+import { noteMessageDrawn } from "../perf.js";
 
 /** Reactions grouped by emoji, in the order each was first added. */
 function groupReactions(reactions: readonly Reaction[]) {
@@ -46,6 +47,7 @@ export function MessageItem({ id, continued }: { id: number; continued: boolean 
   const [picker, setPicker] = useState(false);
   const [busy, setBusy] = useState(false);
   const content = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => noteMessageDrawn(id), []);
   useLayoutEffect(() => {
     if (content.current) enhanceContent(content.current);
   }, [message?.content, editing]);
