@@ -29,8 +29,11 @@ export interface Reaction extends WireEmoji {
   user_id: number;
 }
 
-/** A message as GET /messages and message events give it (apply_markdown: HTML content). */
-export type Message = Omit<WireMessage, "reactions" | "submessages"> & {
+/**
+ * A message as GET /messages and message events give it (apply_markdown: `content` is the
+ * HTML; the server's rendered_content is not sent).
+ */
+export type Message = Omit<WireMessage, "reactions" | "submessages" | "rendered_content"> & {
   reactions: Reaction[];
   submessages: unknown[];
   flags: string[];
@@ -200,7 +203,7 @@ export interface InitialState {
 export type ServerEvent = { id: number } & (
   | { type: "heartbeat" }
   | { type: "message"; message: Message; flags: string[]; local_message_id?: string }
-  | UpdateMessageEvent
+  | (UpdateMessageEvent & { /** The recipient's flags for message_id, after the change. */ flags?: string[] })
   | DeleteMessageEvent
   | UpdateMessageFlagsEvent
   | ReactionEvent

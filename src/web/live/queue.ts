@@ -1,8 +1,9 @@
 import { signal } from "@preact/signals-core";
-import { api, ApiError, NetworkError } from "../api/http.js";
-import type { InitialState, ServerEvent } from "../api/types.js";
+import { ApiError, NetworkError } from "../api/errors.js";
+import type { ServerEvent } from "../api/types.js";
 import type { ClientState } from "../model/client-state.js";
 import { applyEvent } from "../model/events.js";
+import { liveApi, type LiveApi } from "./api.js";
 
 export type Connection = "connecting" | "live" | "reconnecting";
 
@@ -29,6 +30,19 @@ export const REGISTER_PARAMS = {
 const POLL_TIMEOUT_MS = 90_000;
 const MAX_BACKOFF_MS = 30_000;
 
+/** The queue's clock and dice: the real ones, or a test's. */
+export interface QueueTimers {
+  setTimeout(run: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+  random(): number;
+}
+
+const REAL_TIMERS: QueueTimers = {
+  setTimeout: (run, ms) => setTimeout(run, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  random: () => Math.random(),
+};
+
 /**
  * The client's one event queue: registers, then long-polls GET /json/events and applies
  * each event. It survives what a day at a laptop brings: a server restart (the queue is
@@ -50,8 +64,8 @@ export class LiveQueue {
 
   constructor(
     private readonly state: ClientState,
-    private readonly register: () => Promise<InitialState> = () =>
-      api<InitialState>("POST", "/register", REGISTER_PARAMS),
+    private readonly api: Pick<LiveApi, "register" | "events"> = liveApi(),
+    private readonly timers: QueueTimers = REAL_TIMERS,
   ) {}
 
   /** Registers and loads the state; the first call's failure is the caller's to show. */
@@ -77,7 +91,7 @@ export class LiveQueue {
   }
 
   private async registerAnew(): Promise<void> {
-    const state = await this.register();
+    const state = await this.api.register(REGISTER_PARAMS);
     this.queueId = state.queue_id;
     this.lastEventId = state.last_event_id;
     this.state.load(state);
@@ -111,17 +125,15 @@ export class LiveQueue {
 
   private async fetchEvents(): Promise<ServerEvent[]> {
     const poll = (this.poll = new AbortController());
-    const timer = setTimeout(() => poll.abort(), POLL_TIMEOUT_MS);
+    const timer = this.timers.setTimeout(() => poll.abort(), POLL_TIMEOUT_MS);
     try {
-      const answer = await api<{ events: ServerEvent[] }>(
-        "GET",
-        "/events",
+      const answer = await this.api.events(
         { queue_id: this.queueId, last_event_id: this.lastEventId },
-        { signal: poll.signal },
+        poll.signal,
       );
       return answer.events;
     } finally {
-      clearTimeout(timer);
+      this.timers.clearTimeout(timer);
       this.poll = null;
     }
   }
@@ -143,20 +155,18 @@ export class LiveQueue {
   private nextBackoff(): number {
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs === 0 ? 1000 : this.backoffMs * 2);
     // Jitter: every client of a restarted server does not come back in the same second.
-    return this.backoffMs * (0.75 + Math.random() * 0.5);
+    return this.backoffMs * (0.75 + this.timers.random() * 0.5);
   }
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
+      const done = () => {
+        this.timers.clearTimeout(timer);
         this.wake = null;
-        done();
+        resolve();
       };
+      const timer = this.timers.setTimeout(done, ms);
+      this.wake = done;
     });
   }
 
