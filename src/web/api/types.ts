@@ -18,6 +18,7 @@ import type {
   RealmEmojiEvent,
   DraftsEvent,
   MutedUsersEvent,
+  UserGroupWireEvent,
   VisibilityPolicy,
   WireCustomEmoji,
 } from "../../events/types.js";
@@ -78,6 +79,8 @@ export interface Subscription extends Channel {
   color: string;
   pin_to_top: boolean;
   is_muted: boolean;
+  /** Zulip's older name for not is_muted, still in register and events. */
+  in_home_view?: boolean;
   desktop_notifications: boolean | null;
   audible_notifications: boolean | null;
   push_notifications: boolean | null;
@@ -154,9 +157,9 @@ export interface InitialState {
   user_id: number;
   email: string;
   full_name: string;
-  role: number;
   is_admin: boolean;
   is_owner: boolean;
+  is_moderator: boolean;
   is_guest: boolean;
   avatar_url: string | null;
   realm_name: string;
@@ -226,7 +229,7 @@ export type ServerEvent = { id: number } & (
   | { type: "realm_user"; op: "remove"; person: { user_id: number; full_name: string } }
   | { type: "realm"; op: "update"; property: string; value: unknown }
   | { type: "realm"; op: "update_dict"; property: string; data: Record<string, unknown> }
-  | { type: "user_group"; op: string; [key: string]: unknown }
+  | UserGroupWireEvent
   | { type: "restart" | "web_reload_client"; [key: string]: unknown }
   | { type: "other"; [key: string]: unknown }
 );
