@@ -41,10 +41,11 @@ async function fetchInto(
     );
     return answer;
   } catch (err) {
-    list.error.value = (err as Error).message;
+    if (state.generation.value === generation) list.error.value = (err as Error).message;
     throw err;
   } finally {
-    list.loading.value = null;
+    // After a new register the list was reset and may be fetching anew: that fetch is not this one's.
+    if (state.generation.value === generation) list.loading.value = null;
   }
 }
 

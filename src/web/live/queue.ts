@@ -58,9 +58,18 @@ export class LiveQueue {
   private stopped = false;
   private backoffMs = 0;
   private poll: AbortController | null = null;
+  /** The poll under way was abandoned on purpose (repoll): poll again at once. */
+  private repolling = false;
   private wake: (() => void) | null = null;
   /** Called with each batch of events once applied (notifications, title). */
   onEvents: (events: readonly ServerEvent[]) => void = () => {};
+  /**
+   * An event that could not be applied (a bug, or a shape the client does not know): it is
+   * skipped and the others are applied, as Zulip's web app does. Reported to the browser's
+   * error handling by default.
+   */
+  onError: (err: unknown, event: ServerEvent) => void = (err) =>
+    (globalThis as { reportError?: (err: unknown) => void }).reportError?.(err);
 
   constructor(
     private readonly state: ClientState,
@@ -92,6 +101,7 @@ export class LiveQueue {
 
   private async registerAnew(): Promise<void> {
     const state = await this.api.register(REGISTER_PARAMS);
+    if (this.stopped) return;
     this.queueId = state.queue_id;
     this.lastEventId = state.last_event_id;
     this.state.load(state);
@@ -100,17 +110,15 @@ export class LiveQueue {
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
+      let events: ServerEvent[];
       try {
-        const events = await this.fetchEvents();
-        this.backoffMs = 0;
-        this.connection.value = "live";
-        for (const event of events) {
-          this.lastEventId = Math.max(this.lastEventId, event.id);
-          applyEvent(this.state, event);
-        }
-        if (events.length > 0) this.onEvents(events);
+        events = await this.fetchEvents();
       } catch (err) {
         if (this.stopped) return;
+        if (this.repolling) {
+          this.repolling = false;
+          continue;
+        }
         if (err instanceof ApiError && err.code === "BAD_EVENT_QUEUE_ID") {
           this.connection.value = "reconnecting";
           await this.retrying(() => this.registerAnew());
@@ -119,7 +127,31 @@ export class LiveQueue {
         this.connection.value = "reconnecting";
         const retryAfter = err instanceof ApiError ? Number(err.data["retry-after"] ?? 0) * 1000 : 0;
         await this.sleep(Math.max(retryAfter, this.nextBackoff()));
+        continue;
       }
+      // Stopped while the answer was on its way: nothing more is applied.
+      if (this.stopped) return;
+      this.backoffMs = 0;
+      this.connection.value = "live";
+      this.apply(events);
+    }
+  }
+
+  /** Applies a batch in order, each event on its own: one that fails does not hold up the rest. */
+  private apply(events: readonly ServerEvent[]): void {
+    for (const event of events) {
+      this.lastEventId = Math.max(this.lastEventId, event.id);
+      try {
+        applyEvent(this.state, event);
+      } catch (err) {
+        this.onError(err, event);
+      }
+    }
+    if (events.length === 0) return;
+    try {
+      this.onEvents(events);
+    } catch (err) {
+      this.onError(err, events[events.length - 1]!);
     }
   }
 
@@ -170,8 +202,10 @@ export class LiveQueue {
     });
   }
 
-  /** A poll under way is abandoned and made again (after sleep, the old one may never answer). */
+  /** A poll under way is abandoned and made again at once (after sleep, the old one may never answer). */
   repoll(): void {
-    this.poll?.abort();
+    if (!this.poll) return;
+    this.repolling = true;
+    this.poll.abort();
   }
 }
