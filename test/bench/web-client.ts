@@ -83,6 +83,9 @@ export async function measureWebClient(
         .first()
         .waitFor();
       const cold = await coldLoad(page);
+      log(
+        `  cold load ${i + 1}: feed drawn at ${Math.round(cold.feedDrawnMs)} ms (${cold.phases.join(", ")})`,
+      );
       runs.push(cold.feedDrawnMs);
       bytes = cold.bytes;
       files = cold.files;
@@ -123,20 +126,36 @@ async function loggedIn(browser: Browser, url: string, owner: BenchUser): Promis
 }
 
 /** The page's own record of its load: script and style bytes fetched before the feed was drawn. */
-async function coldLoad(page: Page): Promise<{ feedDrawnMs: number; bytes: number; files: number }> {
+async function coldLoad(
+  page: Page,
+): Promise<{ feedDrawnMs: number; bytes: number; files: number; phases: string[] }> {
   // Functions, not strings: the page's CSP forbids evaluating strings as code.
   await page.waitForFunction(() => performance.getEntriesByName("chatd:feed-drawn").length > 0);
-  return page.evaluate(`(() => {
-    const drawn = performance.getEntriesByName("chatd:feed-drawn")[0].startTime;
-    const assets = performance.getEntriesByType("resource").filter(
-      (e) => /\\.(js|css)(\\?|$)/.test(e.name) && e.responseEnd <= drawn,
+  return page.evaluate(() => {
+    interface Resource {
+      name: string;
+      startTime: number;
+      responseEnd: number;
+      encodedBodySize: number;
+    }
+    const drawn = performance.getEntriesByName("chatd:feed-drawn")[0]!.startTime;
+    const loaded = (performance.getEntriesByType("resource") as unknown as Resource[]).filter(
+      (e) => e.responseEnd <= drawn,
     );
+    const assets = loaded.filter((e) => /\.(js|css)(\?|$)/.test(e.name));
+    const api = loaded.filter((e) => e.name.includes("/json/"));
+    const span = (e: Resource, name: string) =>
+      `${name} ${Math.round(e.startTime)}-${Math.round(e.responseEnd)}`;
     return {
       feedDrawnMs: drawn,
       bytes: assets.reduce((sum, e) => sum + e.encodedBodySize, 0),
       files: assets.length,
+      phases: [
+        ...assets.map((e) => span(e, e.name.slice(e.name.lastIndexOf("/") + 1))),
+        ...api.map((e) => span(e, new URL(e.name).pathname)),
+      ],
     };
-  })()`);
+  });
 }
 
 /** Messages sent by another user, one at a time: from each one's event arriving in the page to it being painted. */

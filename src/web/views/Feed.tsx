@@ -219,6 +219,11 @@ function useScrolling(scroller: { current: HTMLDivElement | null }, list: Messag
     }
     lastHeight.current = el.scrollHeight;
     lastFirstId.current = firstId;
+    // Drawn at (or near) the top: no scroll event will come to ask for older messages
+    // (a wheel at scrollTop 0 scrolls nothing), so ask now.
+    if (el.scrollTop < EDGE_PX && firstId !== undefined && !list.foundOldest.value) {
+      void loadOlder(client, list).catch(() => undefined);
+    }
   });
 
   useEffect(() => {
