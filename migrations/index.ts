@@ -18,6 +18,7 @@ import * as realmPlaygrounds from "./20261126010000_realm_playgrounds.js";
 import * as eventLog from "./20261127000000_event_log.js";
 import * as workClaims from "./20261128000000_work_claims.js";
 import * as presenceSequence from "./20261129000000_presence_sequence.js";
+import * as sessions from "./20261130000000_sessions.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -45,4 +46,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261127000000_event_log", eventLog],
   ["20261128000000_work_claims", workClaims],
   ["20261129000000_presence_sequence", presenceSequence],
+  ["20261130000000_sessions", sessions],
 ];

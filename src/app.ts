@@ -4,6 +4,7 @@ import type { ChannelCache } from "./cache/channel-cache.js";
 import type { PresenceStore } from "./cache/presence-store.js";
 import type { RealmCache } from "./cache/realm-cache.js";
 import type { SendRulesCache } from "./cache/send-rules-cache.js";
+import type { SessionCache } from "./cache/session-cache.js";
 import type { UserStateCache } from "./cache/user-state-cache.js";
 import type { Clock } from "./clock.js";
 import type { Config } from "./config.js";
@@ -33,6 +34,8 @@ export interface App {
   readonly events: EventHub;
   /** Realm rows, users and groups, per realm; and the API-key index. */
   readonly realms: RealmCache;
+  /** The web client's sessions, by token hash. */
+  readonly sessions: SessionCache;
   /** Channels, subscriptions, default channels and folders, per realm. */
   readonly channels: ChannelCache;
   /** The caller's newest message ID and profile values (GET /users/me). */

@@ -45,6 +45,8 @@ export interface Config {
   readonly unclaimed_upload_retention_days: number;
   readonly upload_sweep_interval_secs: number;
   readonly shutdown_timeout_secs: number;
+  readonly session_idle_timeout_secs: number;
+  readonly session_max_age_secs: number;
   readonly rate_limiting: boolean;
   readonly rate_limit_api_by_user: string;
   readonly rate_limit_api_by_ip: string;
@@ -222,6 +224,19 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     max: 3600,
     description:
       "On SIGTERM/SIGINT, how long the stop takes at most: in-flight requests get this less a short reserve (a quarter, 2 s at most) before their connections are cut and the work still running is abandoned; event queues are saved either way.",
+  },
+  session_idle_timeout_secs: {
+    kind: "int",
+    min: 60,
+    max: 365 * 24 * 3600,
+    description:
+      "A web client session not used for this long ends (its browser is sent to the login page). Zulip: two weeks.",
+  },
+  session_max_age_secs: {
+    kind: "int",
+    min: 60,
+    max: 10 * 365 * 24 * 3600,
+    description: "A web client session ends this long after its login, however active it is.",
   },
   rate_limiting: {
     kind: "bool",

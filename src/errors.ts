@@ -40,6 +40,7 @@ export type ErrorCode =
   | "UNSUPPORTED_WEBHOOK_EVENT_TYPE"
   | "ANOMALOUS_WEBHOOK_PAYLOAD"
   | "MISSING_HTTP_EVENT_HEADER"
+  | "CSRF_FAILED"
   | "INTERNAL_SERVER_ERROR";
 
 export class JsonableError extends Error {
@@ -88,6 +89,23 @@ export const unauthorized = (message: string) =>
   new JsonableError(message, "UNAUTHORIZED", 401, {}, BASIC_CHALLENGE);
 
 export const notLoggedIn = () => unauthorized("Not logged in: API authentication or user session required");
+
+/** /json/ requests authenticate by session: a Basic challenge would make a browser ask for a password. */
+export const SESSION_CHALLENGE: Readonly<Record<string, string>> = {
+  "WWW-Authenticate": 'Session realm="zulip"',
+};
+
+export const sessionRequired = () =>
+  new JsonableError(
+    "Not logged in: API authentication or user session required",
+    "UNAUTHORIZED",
+    401,
+    {},
+    SESSION_CHALLENGE,
+  );
+
+export const csrfFailed = (reason: string) =>
+  new JsonableError(`CSRF error: ${reason}`, "CSRF_FAILED", 403, { reason });
 
 export const invalidApiKey = (message = "Invalid API key") =>
   new JsonableError(message, "INVALID_API_KEY", 401, {}, BASIC_CHALLENGE);

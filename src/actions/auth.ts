@@ -23,7 +23,17 @@ export async function checkFetchApiKey(
   password: string,
   label: string,
 ): Promise<IssuedKey> {
-  // Zulip's authenticate_by_username: every attempt counts; a success clears the count.
+  const user = await checkPasswordLogin(app, username, password);
+  const apiKey = await app.db.transaction((tx) => doIssueApiKey(app, tx, user.id, label));
+  return { api_key: apiKey, email: user.email, user_id: user.id };
+}
+
+/**
+ * The active user whose real email and password these are, for every password login (an
+ * API key, a web session). Zulip's authenticate_by_username: every attempt counts against
+ * the username; a success clears the count.
+ */
+export async function checkPasswordLogin(app: App, username: string, password: string): Promise<UserRow> {
   const limitKey = username.trim().toLowerCase();
   app.rateLimits.enforce("authenticate_by_username", limitKey);
   let realm = await app.realms.primaryRealm(app.knex);
@@ -43,8 +53,7 @@ export async function checkFetchApiKey(
   app.rateLimits.clear("authenticate_by_username", limitKey);
   if (bool(realm.realm.deactivated)) throw realmDeactivated();
   if (!bool(user.is_active)) throw userDeactivated();
-  const apiKey = await app.db.transaction((tx) => doIssueApiKey(app, tx, user.id, label));
-  return { api_key: apiKey, email: user.email, user_id: user.id };
+  return user;
 }
 
 /** Whether the database holds another password (or a user at all) than the cache for this email. */

@@ -9,6 +9,7 @@ import { p, type ParamSpec, type ParamValues } from "../params.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { isAdminRole } from "../world/roles.js";
 import { checkFullName, checkNameAvailable, doChangeDeliveryEmail, doChangeFullName } from "./users.js";
+import { doEndUserSessions } from "./sessions.js";
 import { doChangeUserSetting } from "./user-setting-change.js";
 import { doTellStatusAway } from "./user-status.js";
 import { USER_SETTING_SPECS, settingValue, type SettingValue } from "../world/user-settings.js";
@@ -30,6 +31,8 @@ export interface SettingContext {
   readonly app: App;
   readonly user: UserRow;
   readonly realm: RealmSnapshot;
+  /** The web session the request came with (/json/), or null (/api/v1/). */
+  readonly sessionId: number | null;
 }
 
 /** A checked change: writes it, with its events, in the request's transaction. */
@@ -61,12 +64,15 @@ const password = defineSetting({
     if (!isStrongPassword(values.new_password)) throw badRequest("New password is too weak!");
     return { verifiedHash: user.password_hash, newHash: await hashPassword(values.new_password, app.scrypt) };
   },
-  check({ user }, _values, prepared) {
+  check({ user, sessionId }, _values, prepared) {
     if (!prepared) return null;
     // Changed by another request since it was checked: the old password is no longer it.
     if (user.password_hash !== prepared.verifiedHash) throw badRequest("Wrong password!");
     return async (app, tx) => {
       await tx.knex("users").where({ id: user.id }).update({ password_hash: prepared.newHash });
+      // Whoever knew the old password is logged out of the web client: every session but
+      // the one that made the change (all of them when an API client made it). API keys stay.
+      await doEndUserSessions(app, tx, user.id, sessionId ?? undefined);
       tx.afterCommit(() => app.realms.invalidate(user.realm_id));
     };
   },
@@ -164,6 +170,8 @@ export async function checkUpdateUserSettings(
   app: App,
   user: UserRow,
   values: Readonly<Record<string, unknown>>,
+  /** The web session that asks (/json/), kept when the password changes; null under /api/v1/. */
+  sessionId: number | null,
 ): Promise<void> {
   if (bool(user.is_bot)) throw botsNotAllowed();
   const prepared: unknown[] = [];
@@ -174,7 +182,7 @@ export async function checkUpdateUserSettings(
     const realm = await app.realms.get(tx.knex, user.realm_id);
     const current = realm.user(user.id);
     if (!current) throw noSuchUser();
-    const ctx: SettingContext = { app, user: current, realm };
+    const ctx: SettingContext = { app, user: current, realm, sessionId };
     const writes = USER_SETTINGS.map((setting, i) => setting.check(ctx, values, prepared[i]));
     for (const write of writes) if (write) await write(app, tx);
   });

@@ -25,6 +25,7 @@ import { botAdministratorIds, canAdministerBot, mayCreateBot } from "../permissi
 import { realmBotEvents } from "../presenters/events/bots.js";
 import { reloadBot, sendBotOwnerUpdateEvents, sendBotUpdate } from "./bot-events.js";
 import { doClearDefaultChannelsHiddenFrom, doRemoveBotFromChannelsHiddenFrom } from "./bot-owner.js";
+import { doEndUserSessions } from "./sessions.js";
 import { BOT_TYPE } from "../world/bots.js";
 
 export const MAX_FULL_NAME_LENGTH = 100;
@@ -481,8 +482,9 @@ export async function checkUpdateUser(
 // ---- deactivation ----
 
 /**
- * Deactivates a user and the active bots they own. The event hub drops their event
- * queues when it publishes the deactivation events.
+ * Deactivates a user and the active bots they own. Their web sessions end with it (and are
+ * deleted: a reactivated user logs in again); the event hub drops their event queues when
+ * it publishes the deactivation events.
  */
 export async function doDeactivateUser(app: App, tx: Tx, target: UserRow): Promise<void> {
   const snapshot = await app.realms.get(tx.knex, target.realm_id);
@@ -493,6 +495,7 @@ export async function doDeactivateUser(app: App, tx: Tx, target: UserRow): Promi
   for (const user of [...bots, target]) {
     await tx.knex("users").where({ id: user.id }).update({ is_active: false });
     await tx.knex("subscriptions").where({ user_id: user.id }).update({ is_user_active: false });
+    await doEndUserSessions(app, tx, user.id);
     tx.sendEventOnCommit(
       target.realm_id,
       realmUserEvents.update({ user_id: user.id, is_active: false }),
@@ -649,7 +652,10 @@ export function checkBotNameAvailable(
   throw badRequest("Name is already in use.");
 }
 
-/** Sets a user's password (the CLI's set-password); API keys stay valid. */
+/**
+ * Sets a user's password (the CLI's set-password); API keys stay valid, web sessions end
+ * (as a change in the settings ends the others: whoever knew the old password is out).
+ */
 export async function checkSetPassword(
   app: App,
   realmId: number,
@@ -664,6 +670,7 @@ export async function checkSetPassword(
     if (!target) throw noSuchUser();
     if (bool(target.is_bot)) throw badRequest("Bots cannot have a password.");
     await tx.knex("users").where({ id: target.id }).update({ password_hash: hash });
+    await doEndUserSessions(app, tx, target.id);
     tx.afterCommit(() => app.realms.invalidate(realmId));
   });
 }

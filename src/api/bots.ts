@@ -25,6 +25,7 @@ export const createBot = defineEndpoint({
   method: "POST",
   path: "/bots",
   auth: "user",
+  issuesApiKey: true,
   params: {
     full_name: p.str(),
     short_name: p.str(),
@@ -146,6 +147,7 @@ export const regenerateBotApiKey = defineEndpoint({
   method: "POST",
   path: "/bots/:bot_id/api_key/regenerate",
   auth: "user",
+  issuesApiKey: true,
   params: { bot_id: pathInt() },
   async handler({ app, user, realm, params, request }) {
     const { apiKey } = await checkRegenerateBotApiKey(app, user, realm.id, params.bot_id, request.clientName);

@@ -71,7 +71,7 @@ export const register = defineEndpoint({
     // Deprecated Zulip name of idle_queue_timeout, still sent by old clients.
     queue_lifespan_secs: p.int({ min: 0 }).optional(),
   },
-  async handler({ app, user, realm, params, request }) {
+  async handler({ app, user, realm, sessionId, params, request }) {
     // Guests may not read every public channel (Zulip's can_access_public_streams).
     if (params.all_public_streams && isGuestRole(user.role)) {
       throw badRequest("User not authorized for this query");
@@ -95,6 +95,7 @@ export const register = defineEndpoint({
       capabilities,
       idleTimeoutSecs,
       clientName: request.clientName,
+      ...(sessionId === null ? {} : { sessionId }),
     };
     const context = {
       options,

@@ -106,7 +106,7 @@ async function handle(app: App, ctx: Context, integration: IncomingWebhookIntegr
   const header = ctx.get("authorization");
   const options = { allowIncomingWebhookBots: true };
   if (apiKey === undefined && !header) throw missingArgument("api_key");
-  const { user, realm } = await countingFailures(app, koaExchange(ctx), () =>
+  const { user, realm } = await countingFailures(app, koaExchange(ctx, false), () =>
     apiKey !== undefined
       ? authenticateApiKey(app, apiKey, null, options)
       : authenticate(app, header, options),

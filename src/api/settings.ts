@@ -9,8 +9,8 @@ const changeOwnSettings = (path: string) =>
     path,
     auth: "user",
     params: USER_SETTING_PARAMS,
-    async handler({ app, user, params }) {
-      await checkUpdateUserSettings(app, user, params);
+    async handler({ app, user, sessionId, params }) {
+      await checkUpdateUserSettings(app, user, params, sessionId);
       return {};
     },
   });

@@ -283,6 +283,17 @@ export class EventHub implements EventSink {
   }
 
   /** Drops every queue of a user. */
+  /** The queues web sessions registered, when those sessions end (logout, password change). */
+  endSessionQueues(sessionIds: readonly number[]): void {
+    const ended = new Set(sessionIds);
+    for (const queue of [...this.queues.values()]) {
+      const sessionId = queue.options.sessionId;
+      if (sessionId !== undefined && ended.has(sessionId)) {
+        this.removeQueue(queue).catch(() => this.deleteQueue(queue));
+      }
+    }
+  }
+
   deleteQueuesOfUser(userId: number): void {
     for (const queue of [...(this.queuesByUser.get(userId) ?? [])]) this.deleteQueue(queue);
   }

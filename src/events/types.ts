@@ -485,6 +485,8 @@ export interface QueueOptions {
   readonly capabilities: Readonly<Record<string, boolean>>;
   readonly idleTimeoutSecs: number;
   readonly clientName: string;
+  /** The web session that registered it (/json/register): it ends with that session. */
+  readonly sessionId?: number;
 }
 
 export const CLIENT_CAPABILITIES = [

@@ -4,16 +4,30 @@ import type { ApiKeyOwner } from "../cache/realm-cache.js";
 import { bool, type UserRow } from "../db/rows.js";
 import {
   badRequest,
+  csrfFailed,
   invalidApiKey,
+  sessionRequired,
   notLoggedIn,
   unauthorized,
   realmDeactivated,
   userDeactivated,
 } from "../errors.js";
 import { digestsEqual, hasApiKeyFormat, hashApiKey } from "../lib/api-keys.js";
+import {
+  cookieValue,
+  csrfTokenFor,
+  hashSessionToken,
+  hasSessionTokenFormat,
+  secretsEqual,
+  sessionAlive,
+  SESSION_COOKIE,
+  type SessionLifetimes,
+} from "../lib/sessions.js";
+import type { SessionRecord } from "../cache/session-cache.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { dummyEmail } from "../lib/emails.js";
-import { emailHost } from "../config.js";
+import { emailHost, realmUrl } from "../config.js";
+import { nowSeconds } from "../clock.js";
 import { isIncomingWebhookBot } from "../world/bots.js";
 
 export interface Authenticated {
@@ -140,4 +154,103 @@ function emailMatches(app: App, user: UserRow, email: string): boolean {
     given === user.delivery_email.toLowerCase() ||
     given === dummyEmail(user.id, emailHost(app.config)).toLowerCase()
   );
+}
+
+/** Methods that change nothing: no CSRF token needed (as Django's CsrfViewMiddleware). */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** A /json/ request's session: the web client's cookie and, for a change, its CSRF token. */
+export interface SessionRequest {
+  readonly method: string;
+  header(name: string): string;
+}
+
+export interface SessionAuthenticated extends Authenticated {
+  readonly sessionId: number;
+}
+
+/**
+ * Session authentication for the web client's /json/ requests, as Zulip's web app: the
+ * `sessionid` cookie names a live session; a request that may change something also
+ * carries the session's CSRF token in X-CSRFToken and, when the browser says where it
+ * comes from, this server's origin.
+ */
+export async function authenticateSession(
+  app: App,
+  request: SessionRequest,
+  options: AuthenticateOptions = {},
+): Promise<SessionAuthenticated> {
+  const token = cookieValue(request.header("cookie"), SESSION_COOKIE);
+  if (token === undefined || !hasSessionTokenFormat(token)) throw sessionRequired();
+  const session = await liveSession(app, token);
+  if (!session) throw sessionRequired();
+  if (!SAFE_METHODS.has(request.method)) checkCsrf(request, token, publicOrigin(app));
+  const realm = await app.realms.get(app.knex, session.realmId);
+  const user = realm.user(session.userId);
+  if (!user) throw sessionRequired();
+  const admitted = admit(realm, user, options);
+  app.sessions.touch(session, nowSeconds(app.clock), app.config.session_idle_timeout_secs);
+  return { ...admitted, sessionId: session.id };
+}
+
+/** The token's session if it is alive; a cached record that looks expired is read once more. */
+export async function liveSession(app: App, token: string): Promise<SessionRecord | null> {
+  const tokenHash = hashSessionToken(token);
+  const now = nowSeconds(app.clock);
+  const lifetimes = sessionLifetimes(app);
+  let session = await app.sessions.get(app.knex, tokenHash);
+  if (session && !sessionAlive(session, lifetimes, now)) {
+    // Another process may have seen it used since this one read it.
+    app.sessions.forget(tokenHash);
+    session = await app.sessions.get(app.knex, tokenHash);
+  }
+  return session && sessionAlive(session, lifetimes, now) ? session : null;
+}
+
+export const sessionLifetimes = (app: App): SessionLifetimes => ({
+  idleSecs: app.config.session_idle_timeout_secs,
+  maxAgeSecs: app.config.session_max_age_secs,
+});
+
+/** The origin of external_url: where the browser is when this server sits behind a proxy. */
+export const publicOrigin = (app: App) => new URL(realmUrl(app.config)).origin;
+
+/** Django's CSRF checks, with its reasons (Zulip answers them as CSRF_FAILED). */
+export function checkCsrf(request: SessionRequest, sessionToken: string, trustedOrigin: string): void {
+  checkSameOrigin(request, trustedOrigin);
+  const given = request.header("x-csrftoken");
+  if (given === "") throw csrfFailed("CSRF token missing.");
+  if (!secretsEqual(given, csrfTokenFor(sessionToken))) throw csrfFailed("CSRF token incorrect.");
+}
+
+/**
+ * A browser names the page a request comes from (Origin, or Sec-Fetch-Site): a page of
+ * another site is refused even before the token is looked at. This server's origin is the
+ * host the request was sent to, or `trustedOrigin` (external_url's, which a reverse proxy
+ * may not pass on as Host). An opaque origin ("null": a sandboxed frame, a redirect from
+ * another site) is not this server's, as in Django. Requests that name no origin (older
+ * browsers, scripts) rely on the token alone.
+ */
+export function checkSameOrigin(request: SessionRequest, trustedOrigin: string): void {
+  const origin = request.header("origin");
+  if (origin !== "") {
+    if (origin !== trustedOrigin && !hostIs(origin, request.header("host"))) {
+      throw csrfFailed(`Origin checking failed - ${origin} does not match any trusted origins.`);
+    }
+    return;
+  }
+  const site = request.header("sec-fetch-site");
+  if (site !== "" && site !== "same-origin" && site !== "none") {
+    throw csrfFailed("Cross-site request refused.");
+  }
+}
+
+/** Whether an Origin header names this Host (any scheme: TLS may end at a proxy). */
+function hostIs(origin: string, host: string): boolean {
+  if (host === "") return false;
+  try {
+    return new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false;
+  }
 }

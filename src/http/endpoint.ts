@@ -2,10 +2,11 @@ import type { ServerResponse } from "node:http";
 import type { Context } from "koa";
 import type { App } from "../app.js";
 import type { UserRow } from "../db/rows.js";
-import { JsonableError, mustBeAdmin, mustBeOwner } from "../errors.js";
+import { JsonableError, badRequest, mustBeAdmin, mustBeOwner } from "../errors.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { isAdminRole, isOwnerRole } from "../world/roles.js";
-import { authenticate } from "./auth.js";
+import { authenticate, authenticateSession, type AuthenticateOptions, type Authenticated } from "./auth.js";
+import { viaSession } from "./prefixes.js";
 import { koaExchange, type Exchange } from "./exchange.js";
 import { parseParams, type ParamSpec, type ParamValues } from "../params.js";
 import { encodeWithRawJson } from "../lib/raw-json.js";
@@ -37,6 +38,8 @@ export interface RequestInfo {
 export interface AuthedContext<P> {
   app: App;
   user: UserRow;
+  /** The web session the request came with (/json/ only). */
+  sessionId: number | null;
   realm: RealmSnapshot;
   params: P;
   request: RequestInfo;
@@ -64,6 +67,11 @@ export interface EndpointSpec<A extends AuthLevel, S extends ParamSpec> {
    * messages (and the integrations' webhook URLs); every other endpoint refuses them.
    */
   incomingWebhookBots?: boolean;
+  /**
+   * Its answer holds an API key in clear: refused under /json/, so no key ever reaches a
+   * web page (a script injected there could not carry one away).
+   */
+  issuesApiKey?: boolean;
   params: S;
   /**
    * The endpoint takes a file: its multipart body is streamed to a temporary file after
@@ -112,6 +120,7 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
     exchange: Exchange,
     pathParams: Readonly<Record<string, string>>,
   ): Promise<Record<string, unknown>> => {
+    if (spec.issuesApiKey && exchange.viaSession) throw apiKeysNotForPages();
     const request = requestInfo(exchange);
     const raw = exchange.params();
     if (spec.auth === "anonymous") {
@@ -124,7 +133,7 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
       });
       return successBody(data, parsed.ignored);
     }
-    const { user, realm } = await authenticateCounted(app, exchange, {
+    const { user, realm, sessionId } = await authenticateCounted(app, exchange, {
       allowIncomingWebhookBots: spec.incomingWebhookBots === true,
     });
     exchange.setUserId(user.id);
@@ -134,14 +143,22 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
     const handler = spec.handler as Handler<"user", ParamValues<S>>;
     if (!spec.upload) {
       const parsed = parseParams(spec.params, raw, pathParams);
-      const data = handler({ app, user, realm, params: parsed.values, request, files: [] });
+      const data = handler({ app, user, sessionId, realm, params: parsed.values, request, files: [] });
       return successBody(data, parsed.ignored);
     }
     const upload = await receiveUpload(exchange.req, app.uploads.tempDir(), spec.upload(app, user));
     try {
       for (const [key, value] of upload.fields) raw.set(key, value);
       const parsed = parseParams(spec.params, raw, pathParams);
-      const data = handler({ app, user, realm, params: parsed.values, request, files: upload.files });
+      const data = handler({
+        app,
+        user,
+        sessionId,
+        realm,
+        params: parsed.values,
+        request,
+        files: upload.files,
+      });
       return await successBody(data, parsed.ignored);
     } finally {
       await upload.discard();
@@ -160,7 +177,7 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
     paramNames: Object.keys(spec.params),
     answer,
     async run(app, ctx, pathParams) {
-      const body = await answer(app, koaExchange(ctx), pathParams);
+      const body = await answer(app, koaExchange(ctx, viaSession(ctx.path)), pathParams);
       ctx.status = 200;
       // Values a handler encoded ahead of time (RawJson) go out as they are.
       const encoded = encodeWithRawJson(body);
@@ -199,12 +216,18 @@ function setHeaders(exchange: Exchange, headers: Record<string, string>): void {
 function authenticateCounted(
   app: App,
   exchange: Exchange,
-  options: Parameters<typeof authenticate>[2],
-): ReturnType<typeof authenticate> {
+  options: AuthenticateOptions,
+): Promise<Authenticated & { sessionId: number | null }> {
+  if (exchange.viaSession) {
+    const request = { method: exchange.req.method ?? "GET", header: (name: string) => exchange.header(name) };
+    return countingFailures(app, exchange, () => authenticateSession(app, request, options));
+  }
   return countingFailures(app, exchange, () =>
-    authenticate(app, exchange.header("authorization") || undefined, options),
+    authenticate(app, exchange.header("authorization") || undefined, options).then(withoutSession),
   );
 }
+
+const withoutSession = (found: Authenticated) => ({ ...found, sessionId: null });
 
 /**
  * Runs an authentication; its failure counts against the client IP (see above). Chained
@@ -273,6 +296,11 @@ export function clientFromUserAgent(userAgent: string): string {
 }
 
 const clientNames = new Map<string, string>();
+
+const apiKeysNotForPages = () =>
+  badRequest(
+    "API keys are not given to the web client: use /api/v1 (with your email and password) to get one.",
+  );
 
 /** Raised by the router for paths no endpoint serves. */
 export const routeNotFound = () => new JsonableError("Not Found", "BAD_REQUEST", 404);

@@ -8,6 +8,11 @@ import { requestParams } from "./body.js";
  * body). Both give an endpoint the same parameters and keep the same headers.
  */
 export interface Exchange {
+  /**
+   * Under /json/ (the web client): authenticated by session cookie and CSRF token, never
+   * by an Authorization header; under /api/v1/ the other way round.
+   */
+  readonly viaSession: boolean;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   /** A request header by lower-case name; "" when absent (as Koa's ctx.get). */
@@ -23,8 +28,9 @@ export interface Exchange {
 }
 
 /** Koa's context as an Exchange. */
-export function koaExchange(ctx: Context): Exchange {
+export function koaExchange(ctx: Context, viaSession: boolean): Exchange {
   return {
+    viaSession,
     req: ctx.req,
     res: ctx.res,
     header: (name) => ctx.get(name),

@@ -1,5 +1,6 @@
 import type { App } from "../app.js";
-import { JsonableError } from "../errors.js";
+import { JsonableError, SESSION_CHALLENGE } from "../errors.js";
+import { viaSession } from "./prefixes.js";
 
 export interface Failure {
   status: number;
@@ -12,7 +13,15 @@ export interface Failure {
  * anything else is a bug, logged, and answered with a bare 500.
  */
 export function failure(app: App, method: string, path: string, err: unknown): Failure {
-  if (err instanceof JsonableError) return { status: err.status, headers: err.headers, body: err.toBody() };
+  if (err instanceof JsonableError) {
+    // The web client's requests are never challenged for Basic credentials: a browser would
+    // answer with its own password dialog.
+    const headers =
+      viaSession(path) && err.headers["WWW-Authenticate"]
+        ? { ...err.headers, ...SESSION_CHALLENGE }
+        : err.headers;
+    return { status: err.status, headers, body: err.toBody() };
+  }
   app.logger.error(`${method} ${loggablePath(path)} failed`, err);
   return {
     status: 500,

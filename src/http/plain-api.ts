@@ -6,8 +6,7 @@ import { jsonBody } from "./json-body.js";
 import { formEntries } from "./percent-decoding.js";
 import { failure, logRequest } from "./outcome.js";
 import type { Router } from "./router.js";
-
-export const API_PREFIX = "/api/v1";
+import { apiPath, viaSession } from "./prefixes.js";
 
 /** Characters that make Koa read a URL the long way (parseurl): such requests stay Koa's. */
 const UNUSUAL_URL = /[\t\n\f\r #\u00a0\ufeff]/;
@@ -32,12 +31,14 @@ export function plainApi(app: App, router: Router): PlainHandler {
   return (req, res) => {
     if (req.method !== "GET") return null;
     const url = req.url ?? "";
-    if (!url.startsWith(API_PREFIX) || UNUSUAL_URL.test(url)) return null;
+    if (UNUSUAL_URL.test(url)) return null;
     const mark = url.indexOf("?");
     const path = mark < 0 ? url : url.slice(0, mark);
-    const found = router.resolve("GET", path.slice(API_PREFIX.length));
+    const routePath = apiPath(path);
+    if (routePath === null) return null;
+    const found = router.resolve("GET", routePath);
     if (found.kind !== "endpoint" || !found.endpoint.answer || found.endpoint.streamsBody) return null;
-    const exchange = new PlainExchange(req, res, mark < 0 ? "" : url.slice(mark + 1));
+    const exchange = new PlainExchange(req, res, mark < 0 ? "" : url.slice(mark + 1), viaSession(path));
     return serve(app, found.endpoint, exchange, found.params, path, logRequests);
   };
 }
@@ -101,6 +102,7 @@ class PlainExchange implements Exchange {
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
     private readonly query: string,
+    readonly viaSession: boolean,
   ) {}
 
   header(name: string): string {

@@ -13,6 +13,7 @@ import {
   writeWebhookResult,
 } from "../actions/outgoing-webhooks.js";
 import { sweepUploads } from "../actions/uploads.js";
+import { doDeleteExpiredSessions } from "../actions/sessions.js";
 import { EventHub } from "../events/hub.js";
 import type { EventRecipients } from "../events/types.js";
 import { drainOutbox, drainOutboxIfAny } from "../events/outbox.js";
@@ -25,6 +26,7 @@ import { ChannelCache } from "../cache/channel-cache.js";
 import { PresenceStore } from "../cache/presence-store.js";
 import { systemClock, type Clock } from "../clock.js";
 import { RealmCache } from "../cache/realm-cache.js";
+import { SessionCache } from "../cache/session-cache.js";
 import { UserStateCache } from "../cache/user-state-cache.js";
 import { SendRulesCache } from "../cache/send-rules-cache.js";
 import { createLogger, type Logger } from "../logger.js";
@@ -92,6 +94,14 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   const userState = new UserStateCache();
   const sendRules = new SendRulesCache();
   const realms = new RealmCache();
+  const sessions = new SessionCache((sessionId, at) =>
+    db
+      .transaction((tx) => tx.knex("sessions").where({ id: sessionId }).update({ last_active_at: at }))
+      .then(
+        () => undefined,
+        (err: unknown) => logger.error("recording a session's activity failed", err),
+      ),
+  );
   const channels = new ChannelCache(clock);
   // Recipients may be a one-shot iterator; each consumer needs them.
   const listed = (recipients: EventRecipients): EventRecipients =>
@@ -120,7 +130,9 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
         channels.invalidateAll();
         userState.clear();
         sendRules.clear();
+        sessions.clear();
       } else if (cache === "realms") realms.invalidate(realmId);
+      else if (cache === "sessions") sessions.clear();
       else if (cache === "apiKeys") realms.invalidateApiKeys();
       else if (cache === "channels") channels.invalidate(realmId);
     }
@@ -129,7 +141,9 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     events.replicate(replication);
     realms.onInvalidate = (cache, realmId) => replication.noteInvalidation(cache, realmId);
     channels.onInvalidate = (cache, realmId) => replication.noteInvalidation(cache, realmId);
+    sessions.onInvalidate = () => replication.noteInvalidation("sessions", 0);
   }
+  sessions.onEnded = (sessionIds) => events.endSessionQueues(sessionIds);
   const db = new Db(
     writer,
     {
@@ -153,6 +167,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     db,
     events,
     realms,
+    sessions,
     channels,
     userState,
     sendRules,
@@ -194,6 +209,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
 /** Another worker died: what it committed but did not pass on may be in any cache. */
 export function dropAllCaches(app: App): void {
   app.realms.invalidateAll();
+  app.sessions.clear();
   app.channels.invalidateAll();
   app.userState.clear();
   app.sendRules.clear();
@@ -232,6 +248,7 @@ export async function startEvents(app: App): Promise<void> {
   // Deliveries pending when the server stopped (or crashed) are sent now.
   app.outgoingWebhooks.start();
   app.onClose.push(startUploadSweep(app));
+  app.onClose.push(startSessionSweep(app));
 }
 
 /** How often the first worker looks for due scheduled messages and webhooks others queued. */
@@ -280,6 +297,7 @@ async function startWorkerEvents(app: App, replication: Replication, first: bool
     app.scheduledDelivery.start();
     app.outgoingWebhooks.start();
     app.onClose.push(startUploadSweep(app));
+    app.onClose.push(startSessionSweep(app));
     // Other workers' commits queue work too; their hints to their own timers go nowhere.
     every(
       DUE_POLL_MS,
@@ -314,6 +332,31 @@ function startUploadSweep(app: App): () => void {
   }, app.config.upload_sweep_interval_secs * 1000);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/** How often expired web sessions' rows are deleted. */
+const SESSION_SWEEP_MS = 3600_000;
+
+/**
+ * Deletes the rows of web sessions past their lifetimes (actions/sessions.ts): they are
+ * refused anyway; this keeps the table to the sessions that may still be used. On the
+ * app's clock (tests move it), one run at a time; the next run is set before this one
+ * starts, as an interval would.
+ */
+function startSessionSweep(app: App): () => void {
+  let running = false;
+  let cancel = () => {};
+  const run = () => {
+    cancel = app.clock.setTimer(run, SESSION_SWEEP_MS);
+    if (running) return;
+    running = true;
+    app.db
+      .transaction((tx) => doDeleteExpiredSessions(app, tx))
+      .catch((err: unknown) => app.logger.error("deleting expired sessions failed", err))
+      .finally(() => (running = false));
+  };
+  cancel = app.clock.setTimer(run, SESSION_SWEEP_MS);
+  return () => cancel();
 }
 
 /**

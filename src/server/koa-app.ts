@@ -6,9 +6,11 @@ import { ENDPOINTS } from "../api/index.js";
 import { bodyParser } from "../http/body.js";
 import { routeNotFound } from "../http/endpoint.js";
 import { failure, logRequest } from "../http/outcome.js";
-import { API_PREFIX } from "../http/plain-api.js";
+import { apiPath } from "../http/prefixes.js";
 import { Router, type Resolution } from "../http/router.js";
-import { homePage } from "./home-page.js";
+import { clientsPage } from "./clients-page.js";
+import { webApp } from "./web-app.js";
+import { webAssets } from "./web-assets.js";
 import { staticFiles } from "./static-files.js";
 import { userUploads } from "./user-uploads.js";
 
@@ -55,12 +57,12 @@ function createHttpApp(app: App, router: Router): Koa {
   const noop = () => Promise.resolve();
 
   koa.use(async (ctx, next) => {
-    const path = ctx.path;
-    if (!path.startsWith(API_PREFIX)) {
+    const path = apiPath(ctx.path);
+    if (path === null) {
       await next();
       return;
     }
-    const found = router.resolve(ctx.method, path.slice(API_PREFIX.length));
+    const found = router.resolve(ctx.method, path);
     // Uploads stream their own multipart bodies to disk (http/upload.ts).
     const streams = found.kind === "endpoint" && found.endpoint.streamsBody;
     if (hasBody(ctx.method) && !streams) await parseBody(ctx, noop);
@@ -72,12 +74,15 @@ function createHttpApp(app: App, router: Router): Koa {
   koa.use(emojiData());
   koa.use(async (ctx: Context, next: Next) => {
     // API paths had theirs parsed above.
-    if (hasBody(ctx.method) && !ctx.path.startsWith(API_PREFIX)) await parseBody(ctx, next);
+    if (hasBody(ctx.method) && apiPath(ctx.path) === null) await parseBody(ctx, next);
     else await next();
   });
-  // Outside /api/v1: uploaded files and avatars, the page at / and the files under /static.
+  // Outside the API: uploaded files and avatars, the web client's pages and built files, the
+  // page on other clients and the files under /static.
   koa.use(userUploads(app));
-  koa.use(homePage(app));
+  koa.use(webApp(app));
+  koa.use(webAssets());
+  koa.use(clientsPage(app));
   koa.use(staticFiles());
   return koa;
 }

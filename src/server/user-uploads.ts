@@ -1,7 +1,8 @@
 import type { Context, Middleware } from "koa";
 import type { App } from "../app.js";
 import { JsonableError, badRequest, notLoggedIn } from "../errors.js";
-import { authenticate } from "../http/auth.js";
+import { authenticate, authenticateSession } from "../http/auth.js";
+import { cookieValue, SESSION_COOKIE } from "../lib/sessions.js";
 import { serverSecret } from "../lib/attachments.js";
 import { isSafeKey } from "../lib/storage/index.js";
 import { blobKeyOf, thumbnailKeyOf } from "../lib/uploads/names.js";
@@ -90,6 +91,19 @@ async function viewerOf(app: App, ctx: Context): Promise<FileViewer> {
     const { user } = await authenticate(app, header);
     ctx.state.userId = user.id;
     return { user };
+  }
+  // The web client's images and links carry its session cookie (SameSite=Lax: only this site's pages).
+  if (cookieValue(ctx.get("cookie"), SESSION_COOKIE) !== undefined) {
+    const session = await authenticateSession(app, { method: "GET", header: (name) => ctx.get(name) }).catch(
+      (err: unknown) => {
+        if (err instanceof JsonableError) return null;
+        throw err;
+      },
+    );
+    if (session) {
+      ctx.state.userId = session.user.id;
+      return { user: session.user };
+    }
   }
   const realm = await app.realms.primaryRealm(app.knex);
   if (!realm) throw notLoggedIn();

@@ -43,7 +43,14 @@ export interface TestServer {
  */
 export async function startTestServer(
   overrides: Partial<Config> = {},
-  options: { dataDir?: string; keepDataDir?: boolean; clock?: TestClock; logger?: Logger } = {},
+  options: {
+    dataDir?: string;
+    keepDataDir?: boolean;
+    clock?: TestClock;
+    logger?: Logger;
+    /** Listen on this port (a restart that clients, such as a browser, must find again); default: any free port. */
+    port?: number;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "chatd-test-"));
   const database = onPostgres() && !overrides.database_url ? await databaseForServer(dataDir) : "";
@@ -63,7 +70,7 @@ export async function startTestServer(
   const logger = options.logger ?? (process.env.CHATD_TEST_LOG ? createLogger("debug") : silentLogger);
   const app = await createApp(config, { clock, logger, scrypt: CHEAP_SCRYPT });
   await startEvents(app);
-  let running: RunningServer | null = await listen(app, "127.0.0.1", 0);
+  let running: RunningServer | null = await listen(app, "127.0.0.1", options.port ?? 0);
   const url = `http://127.0.0.1:${running.port}`;
   const stop = async (stopOptions: { saveQueues?: boolean } = {}) => {
     if (!running) return;

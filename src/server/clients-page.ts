@@ -2,23 +2,14 @@ import type { Middleware } from "koa";
 import type { App } from "../app.js";
 import { realmUrl } from "../config.js";
 import { DEFAULT_CHANNEL } from "../actions/init.js";
+import { escapeHtml } from "../lib/search.js";
 import { DEFAULT_REALM_ICON_PATH, ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from "../presenters/realm.js";
 
 /**
- * The page at `/`: chatd has no web app, so whoever opens the server's URL in a browser
- * learns what it is and how to connect each client that works with it. Plain HTML built
- * from a template string: no build step, no template engine.
+ * The page at /help/clients: how to connect each client other than the web client (the
+ * login page links it). Plain HTML built from a template string: no script, no engine.
  */
-
-const ESCAPES: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+export const CLIENTS_PAGE_PATH = "/help/clients";
 
 export interface HomePageInfo {
   realmName: string;
@@ -62,8 +53,9 @@ export function renderHomePage(info: HomePageInfo): string {
 <header><img src="${DEFAULT_REALM_ICON_PATH}" width="64" height="64" alt=""><h1>${name}</h1></header>
 ${description}
 <p>This is the chat server of <strong>${name}</strong>. It runs <strong>chatd</strong>, a self-hosted
-team chat server that speaks the Zulip API. It has no web app of its own: connect with one of the
-Zulip clients below, using this server's URL and the email and password your administrator gave you.</p>
+team chat server that speaks the Zulip API. Open <a href="/">its web client</a> in a browser, or connect
+one of the Zulip clients below, using this server's URL and the email and password your administrator
+gave you.</p>
 <p class="url">Server URL: <code>${url}</code></p>
 
 <h2>Zulip mobile app</h2>
@@ -111,9 +103,9 @@ const SECURITY_HEADERS = {
   "Cache-Control": "no-cache",
 };
 
-export function homePage(app: App): Middleware {
+export function clientsPage(app: App): Middleware {
   return async (ctx, next) => {
-    if (ctx.path !== "/" || (ctx.method !== "GET" && ctx.method !== "HEAD")) {
+    if (ctx.path !== CLIENTS_PAGE_PATH || (ctx.method !== "GET" && ctx.method !== "HEAD")) {
       await next();
       return;
     }

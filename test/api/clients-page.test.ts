@@ -6,7 +6,7 @@ import type { TestRealm } from "../helpers/factories.js";
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-describe("the page at / and the files under /static", function () {
+describe("the page at /help/clients and the files under /static", function () {
   let server: TestServer;
   let realm: TestRealm;
   /** A path of the server, fetched over HTTP as a browser would. */
@@ -26,7 +26,7 @@ describe("the page at / and the files under /static", function () {
   });
 
   it("before any organization exists, the page still says what the server is", async function () {
-    const res = await get("/");
+    const res = await get("/help/clients");
     expect(res.status).to.equal(200);
     expect(await res.text()).to.contain("<h1>chatd</h1>");
   });
@@ -35,15 +35,15 @@ describe("the page at / and the files under /static", function () {
     realm = await server.factory.realm({ desdemona: 100 }, `Tom & <Jerry's> "Co"`);
     await server.app.knex("realms").where({ id: realm.id }).update({ description: "<b>Cats</b> & mice" });
     server.app.realms.invalidate(realm.id);
-    const res = await get("/");
+    const res = await get("/help/clients");
     expect(res.status).to.equal(200);
     expect(res.headers.get("content-type")).to.equal("text/html; charset=utf-8");
     expect(res.headers.get("content-security-policy")).to.contain("default-src 'none'");
     expect(res.headers.get("x-content-type-options")).to.equal("nosniff");
     const html = await res.text();
     expect(html).to.match(/^<!doctype html>/);
-    expect(html).to.contain("<h1>Tom &amp; &lt;Jerry&#39;s&gt; &quot;Co&quot;</h1>");
-    expect(html).to.contain("<title>Tom &amp; &lt;Jerry&#39;s&gt; &quot;Co&quot; · chatd</title>");
+    expect(html).to.contain("<h1>Tom &amp; &lt;Jerry&#x27;s&gt; &quot;Co&quot;</h1>");
+    expect(html).to.contain("<title>Tom &amp; &lt;Jerry&#x27;s&gt; &quot;Co&quot; · chatd</title>");
     expect(html).to.contain("&lt;b&gt;Cats&lt;/b&gt; &amp; mice");
     expect(html).not.to.contain("<Jerry");
     expect(html).not.to.contain("<b>Cats");
@@ -66,11 +66,11 @@ describe("the page at / and the files under /static", function () {
   });
 
   it("answers HEAD without a body, and other methods with the API's 404", async function () {
-    const head = await get("/", { method: "HEAD" });
+    const head = await get("/help/clients", { method: "HEAD" });
     expect(head.status).to.equal(200);
     expect(head.headers.get("content-type")).to.equal("text/html; charset=utf-8");
     expect(await head.text()).to.equal("");
-    const post = await get("/", { method: "POST" });
+    const post = await get("/help/clients", { method: "POST" });
     expect(post.status).to.equal(404);
     expect(await post.json()).to.include({ result: "error", msg: "Not Found" });
   });

@@ -1,0 +1,57 @@
+import { useState } from "preact/hooks";
+import { client } from "../app.js";
+
+/** A person's picture, or their initials on a colour of their own when there is none (or it fails to load). */
+export function Avatar({ userId, size = 36, url }: { userId: number; size?: number; url?: string | null }) {
+  const user = client.world.users.value.get(userId);
+  const [failed, setFailed] = useState(false);
+  const src = url ?? user?.avatar_url ?? null;
+  const name = user?.full_name ?? "?";
+  const style = { width: `${size}px`, height: `${size}px` };
+  if (src && !failed) {
+    return (
+      <img
+        class="avatar"
+        src={src}
+        alt=""
+        width={size}
+        height={size}
+        style={style}
+        onError={() => setFailed(true)}
+        loading="lazy"
+      />
+    );
+  }
+  const initials = name
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((part) => [...part][0]!.toUpperCase())
+    .join("");
+  return (
+    <span
+      class="avatar avatar-initials"
+      aria-hidden="true"
+      style={{ ...style, fontSize: `${Math.round(size * 0.4)}px` }}
+      data-hue={userId % 12}
+    >
+      {initials}
+    </span>
+  );
+}
+
+/** active, idle or offline, from the person's last presence (Zulip: active within 140 s). */
+export function presenceOf(userId: number): "active" | "idle" | "offline" {
+  const presence = client.world.presence.value.get(userId);
+  if (!presence) return "offline";
+  const now = Date.now() / 1000 + client.world.presenceClockSkew;
+  if (now - presence.active_timestamp < 140) return "active";
+  if (now - presence.idle_timestamp < 140) return "idle";
+  return "offline";
+}
+
+export function PresenceDot({ userId }: { userId: number }) {
+  const state = presenceOf(userId);
+  const label = state === "active" ? "Active" : state === "idle" ? "Idle" : "Offline";
+  return <span class={`presence presence-${state}`} role="img" aria-label={label} title={label} />;
+}

@@ -1,0 +1,144 @@
+import { useEffect } from "preact/hooks";
+import { client } from "../app.js";
+import { navigate } from "../router.js";
+import { composeTarget, replyTo, targetChosen } from "./compose-state.js";
+import { composeTextarea, searchInput } from "./focus.js";
+import { topicHash, dmHash } from "./LeftSidebar.js";
+import { closeSidebars } from "./layout.js";
+
+/** Is the person typing into something (then letters are text, not shortcuts)? */
+function typing(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return !!el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
+}
+
+/** The message with the keyboard focus, or the first one on screen. */
+function focusedMessage(): HTMLElement | null {
+  const active = document.activeElement?.closest<HTMLElement>("article[data-message-id]");
+  if (active) return active;
+  const feed = document.querySelector<HTMLElement>('[role="region"][aria-label="Messages"]');
+  if (!feed) return null;
+  const top = feed.getBoundingClientRect().top;
+  return (
+    [...feed.querySelectorAll<HTMLElement>("article[data-message-id]")].find(
+      (a) => a.getBoundingClientRect().bottom > top + 8,
+    ) ?? null
+  );
+}
+
+function moveFocus(step: 1 | -1): void {
+  const articles = [
+    ...document.querySelectorAll<HTMLElement>('[aria-label="Messages"] article[data-message-id]'),
+  ];
+  if (articles.length === 0) return;
+  const current = focusedMessage();
+  const index = current ? articles.indexOf(current) : -1;
+  const next =
+    articles[Math.max(0, Math.min(articles.length - 1, index === -1 ? articles.length - 1 : index + step))]!;
+  next.focus();
+  next.scrollIntoView({ block: "nearest" });
+}
+
+/** The next conversation with unread messages (Zulip's `n`): the oldest unread topic first. */
+function nextUnreadTopic(): string | null {
+  let best: { hash: string; maxId: number } | null = null;
+  for (const streamId of client.unread.channelsWithUnreads()) {
+    const sub = client.world.subscriptions.value.get(streamId);
+    if (!sub || sub.is_muted) continue;
+    for (const t of client.unread.topics(streamId)) {
+      if (client.world.isTopicMuted(streamId, t.topic)) continue;
+      if (!best || t.maxId < best.maxId)
+        best = { hash: topicHash(streamId, sub.name, t.topic), maxId: t.maxId };
+    }
+  }
+  return best?.hash ?? null;
+}
+
+function nextUnreadDm(): string | null {
+  const dms = client.unread.dms().sort((a, b) => a.maxId - b.maxId);
+  return dms[0] ? dmHash(dms[0].key.split(",").map(Number)) : null;
+}
+
+/** Zulip's core keyboard shortcuts. */
+export function useKeyboardShortcuts(): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === "Escape") {
+        closeSidebars();
+        if (typing(e.target)) (e.target as HTMLElement).blur();
+        return;
+      }
+      if (typing(e.target)) return;
+      const message = () => {
+        const id = Number(focusedMessage()?.dataset.messageId);
+        return client.messages.value(id);
+      };
+      switch (e.key) {
+        case "c": {
+          e.preventDefault();
+          if (composeTarget.value?.kind !== "stream") {
+            const sub = client.world.sidebarChannels.value[0];
+            if (sub) composeTarget.value = { kind: "stream", streamId: sub.stream_id, topic: "" };
+          }
+          targetChosen.value = true;
+          focusCompose();
+          return;
+        }
+        case "x": {
+          e.preventDefault();
+          composeTarget.value = { kind: "dm", userIds: [] };
+          targetChosen.value = true;
+          setTimeout(() => document.querySelector<HTMLInputElement>('input[aria-label="To"]')?.focus(), 0);
+          return;
+        }
+        case "r":
+        case "Enter": {
+          const m = message();
+          if (!m) return;
+          e.preventDefault();
+          replyTo(m);
+          focusCompose();
+          return;
+        }
+        case "n": {
+          const hash = nextUnreadTopic();
+          if (hash) navigate(hash);
+          return;
+        }
+        case "p": {
+          const hash = nextUnreadDm();
+          if (hash) navigate(hash);
+          return;
+        }
+        case "/":
+          e.preventDefault();
+          searchInput.current?.focus();
+          return;
+        case "j":
+        case "ArrowDown":
+          if (e.key === "ArrowDown" && !focusedMessage()) return;
+          e.preventDefault();
+          moveFocus(1);
+          return;
+        case "k":
+        case "ArrowUp":
+          if (e.key === "ArrowUp" && !focusedMessage()) return;
+          e.preventDefault();
+          moveFocus(-1);
+          return;
+        case "i":
+          navigate("#inbox");
+          return;
+        default:
+          return;
+      }
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, []);
+}
+
+function focusCompose(): void {
+  setTimeout(() => composeTextarea.current?.focus(), 0);
+}

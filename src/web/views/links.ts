@@ -1,0 +1,26 @@
+import { client } from "../app.js";
+import type { Message } from "../api/types.js";
+import { channelSlug, dmSlug, encodeHashComponent, narrowHash } from "../model/hash.js";
+
+/** A channel message's channel name: the client's (renamed since?), else the message's own. */
+export function channelOf(message: Message): string {
+  const known = client.world.channelName(message.stream_id!);
+  return known ?? (typeof message.display_recipient === "string" ? message.display_recipient : "unknown");
+}
+
+/** A message's permalink, as Zulip writes it: its conversation, then `near/ID`. */
+export function messageLink(message: Message): string {
+  if (message.type === "stream") {
+    const name = channelOf(message);
+    return `#narrow/channel/${channelSlug(message.stream_id!, name)}/topic/${encodeHashComponent(message.subject)}/near/${message.id}`;
+  }
+  const others = (message.display_recipient as Array<{ id: number }>)
+    .map((r) => r.id)
+    .filter((id) => id !== client.myUserId);
+  const ids = others.length === 0 ? [client.myUserId] : others;
+  const slug = dmSlug(ids, ids.length === 1 ? client.world.fullName(ids[0]!) : undefined);
+  return narrowHash([
+    { operator: "dm", operand: slug },
+    { operator: "near", operand: String(message.id) },
+  ]);
+}
