@@ -165,7 +165,8 @@ describe("the first run: a usable organization and the next steps", function () 
         body: new URLSearchParams({ type: "stream", to: "general", topic: "hello", content: "Hi!" }),
       });
       expect(sent.status).to.equal(200);
-      expect(await (await fetch(`${url}/`)).text()).to.contain("<h1>Globe Theatre</h1>");
+      // The page at / is the web client's login page.
+      expect(await (await fetch(`${url}/`)).text()).to.contain("<h1>Log in to Globe Theatre</h1>");
       child.kill("SIGINT");
       expect(await exited(child)).to.equal(0);
     } finally {
