@@ -19,7 +19,7 @@ export function spawnWorkers(
     process.execPath,
     [BIN, "--data-dir", dataDir, "serve", "--port", String(port), "--workers", String(workers)],
     {
-      // Several workers over SQLite are refused unless asked for (README, "Several workers").
+      // Several workers over SQLite are refused unless asked for (docs/operations.md, "Several workers").
       env: {
         ...process.env,
         CHATD_LOG_LEVEL: "warn",
