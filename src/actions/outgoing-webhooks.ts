@@ -176,9 +176,6 @@ export async function writeWebhookResult(tx: Tx, result: WebhookResult): Promise
   if (deleted > 0) await result.effects?.(tx);
 }
 
-/** Results that only delete a row: they cannot fail, so they may share a send's transaction. */
-export const isPlainWebhookResult = (result: WebhookResult) => result.effects === undefined;
-
 async function handleOutcome(
   app: App,
   row: DeliveryRow,

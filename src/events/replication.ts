@@ -22,7 +22,7 @@ import type { QueueOptions } from "./types.js";
 /** Entries read per query while catching up. */
 const BATCH = 500;
 
-/** What applying an entry does besides queues: caches observe events and drop entries. */
+/** What applying an entry does besides queues: caches observe events and drop entries (events/fanout.ts). */
 export interface LogApplier {
   /** An entry's event, with the hub's `sendLogged` among what it does. */
   event(entry: LogEntry): void;
