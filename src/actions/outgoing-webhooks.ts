@@ -5,7 +5,7 @@ import { claimable, claimRows, releaseClaim } from "../db/claims.js";
 import { bool, int, type BotServiceRow, type DbBigInt, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { JsonableError } from "../errors.js";
-import type { DisplayRecipientUser, WireMessage } from "../events/wire-types.js";
+import type { DisplayRecipientUser, WireMessage } from "../wire/records.js";
 import { botServices } from "../lib/bots.js";
 import { channelMessageUrl, directMessageUrl } from "../lib/message-links.js";
 import { postWebhook, type WebhookOutcome } from "../lib/webhook-http.js";

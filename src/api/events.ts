@@ -3,7 +3,7 @@ import { checkEventNarrow, eventNarrowFor } from "../lib/narrow/event-filter.js"
 import { fetchInitialState } from "../queries/register.js";
 import { captureRegisterSources } from "../queries/register-capture.js";
 import { isGuestRole } from "../world/roles.js";
-import { CLIENT_CAPABILITIES, type QueueOptions } from "../events/types.js";
+import { CLIENT_CAPABILITIES, type QueueOptions } from "../wire/events.js";
 import type { EventQueue, QueuedEvent } from "../events/queue.js";
 import { encodeEvents } from "../events/wire-json.js";
 import { defineEndpoint } from "../http/endpoint.js";

@@ -3,7 +3,7 @@ import type { Invalidation, LogEntry } from "../db/event-log.js";
 import type { EventSink } from "../db/tx.js";
 import type { EventHub } from "./hub.js";
 import type { LogApplier } from "./replication.js";
-import type { ChatEvent, EventRecipients } from "./types.js";
+import type { ChatEvent, EventRecipients } from "../wire/events.js";
 
 /**
  * Where a committed event goes in this process: the caches that follow events observe it,

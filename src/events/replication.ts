@@ -17,7 +17,7 @@ import { isPostgres } from "../db/dialect.js";
 import { notifyExternalChange } from "../db/pg-change-watch.js";
 import type { EventHub, QueueReplica } from "./hub.js";
 import type { EventQueue } from "./queue.js";
-import type { QueueOptions } from "./types.js";
+import type { QueueOptions } from "../wire/events.js";
 
 /** Entries read per query while catching up. */
 const BATCH = 500;
