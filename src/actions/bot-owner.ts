@@ -3,7 +3,7 @@ import { loadWorld } from "../cache/world.js";
 import type { ChannelRow } from "../db/channel-rows.js";
 import type { UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
-import type { BotUpdate } from "../events/types.js";
+import type { BotUpdate } from "../wire/events.js";
 import {
   canAccessChannelContent,
   canAccessChannelMetadata,

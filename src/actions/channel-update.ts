@@ -2,7 +2,7 @@ import type { App } from "../app.js";
 import type { ChannelRow, TopicsPolicy } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
-import type { StreamUpdateExtra } from "../events/types.js";
+import type { StreamUpdateExtra } from "../wire/events.js";
 import { badRequest, insufficientPermission, mustBeOwner } from "../errors.js";
 import {
   accessChannelForAdministration,

@@ -4,7 +4,7 @@ import { bool, type UserRow } from "../db/rows.js";
 import { insertReturningId } from "../db/insert.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, resourceNotFound } from "../errors.js";
-import type { WireDraft } from "../events/wire-types.js";
+import type { WireDraft } from "../wire/records.js";
 import { normalizeContent, truncateTopic } from "../lib/message-content.js";
 import { accessChannelById } from "../permissions/channel-access.js";
 import { presentDraft, type DraftRow } from "../presenters/drafts.js";

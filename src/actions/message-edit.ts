@@ -24,7 +24,7 @@ import { checkTopic, normalizeContent, truncateTopic } from "../lib/message-cont
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { loadWorld } from "../cache/world.js";
 import { doUpdateAttachmentClaims } from "./uploads.js";
-import type { PropagateMode } from "../events/types.js";
+import type { PropagateMode } from "../wire/events.js";
 import {
   deleteMessageEvent,
   updateMessageEvent,

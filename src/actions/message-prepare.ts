@@ -4,7 +4,7 @@ import { realmUrl } from "../config.js";
 import type { ChannelRow } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { JsonableError, badRequest } from "../errors.js";
-import type { LocalEcho } from "../events/wire-types.js";
+import type { LocalEcho } from "../wire/records.js";
 import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
 import { isSystemBot, renderForSend } from "../lib/message-render.js";
 import type { MessageRecipient, PreparedMessage } from "../lib/prepared-message.js";

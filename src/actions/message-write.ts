@@ -1,8 +1,9 @@
 import type { App } from "../app.js";
 import { RECIPIENT_TYPE, type ChannelRow } from "../db/channel-rows.js";
+import { GroupCommit } from "../db/group-commit.js";
 import { bulkInsertIntegers, bulkInsertReturningIds, insertReturningId } from "../db/insert.js";
 import { indexMessages } from "../db/search.js";
-import type { Tx } from "../db/tx.js";
+import type { Db, Tx } from "../db/tx.js";
 import { bool } from "../db/rows.js";
 import { flagNames } from "../lib/message-flags.js";
 import type { MessageRecipient, PreparedMessage } from "../lib/prepared-message.js";
@@ -23,6 +24,26 @@ import type { RealmSnapshot } from "../world/realm.js";
  * write them (message rows, one bulk insert of user_messages rows, the full-text index)
  * and queue their events. It takes a list so several sends can share one transaction.
  */
+
+/**
+ * The App's `messageSends`: sends that arrive while one commits share the next
+ * transaction. `app` is asked for at the first commit, since the App is still being
+ * built when this is.
+ */
+export function messageSendCommits(db: Db, app: () => App): GroupCommit<PreparedMessage, number> {
+  return new GroupCommit(db, async (tx, messages) => {
+    const ids = await doSendMessages(app(), tx, messages);
+    // Finished webhook deliveries with nothing to post ride along: no commit of their own.
+    await app().webhookResults.writeIn(tx, isPlainWebhookResult);
+    return ids;
+  });
+}
+
+/**
+ * Finished webhook deliveries (actions/outgoing-webhooks.ts) that only delete their row:
+ * they cannot fail, so they may share a send's transaction.
+ */
+const isPlainWebhookResult = (result: { effects?: unknown }) => result.effects === undefined;
 
 /** The personal recipient of a user (direct messages to them), created on first use. */
 async function personalRecipientId(tx: Tx, userId: number): Promise<number> {

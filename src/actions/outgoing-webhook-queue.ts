@@ -1,7 +1,7 @@
 import type { App } from "../app.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
-import type { WireMessage } from "../events/wire-types.js";
+import type { WireMessage } from "../wire/records.js";
 import type { PreparedMessage } from "../lib/prepared-message.js";
 import { canAccessChannelContent } from "../permissions/channel-access.js";
 import { BOT_TYPE } from "../world/bots.js";

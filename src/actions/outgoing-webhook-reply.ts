@@ -1,7 +1,7 @@
 import type { App } from "../app.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
-import type { DisplayRecipientUser, WireMessage } from "../events/wire-types.js";
+import type { DisplayRecipientUser, WireMessage } from "../wire/records.js";
 import { truncateTopic } from "../lib/message-content.js";
 import { doSendDirectMessageToUsers, doSendMessage } from "./message-send.js";
 

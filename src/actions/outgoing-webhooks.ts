@@ -5,7 +5,7 @@ import { claimable, claimRows, releaseClaim } from "../db/claims.js";
 import { bool, int, type BotServiceRow, type DbBigInt, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { JsonableError } from "../errors.js";
-import type { DisplayRecipientUser, WireMessage } from "../events/wire-types.js";
+import type { DisplayRecipientUser, WireMessage } from "../wire/records.js";
 import { botServices } from "../lib/bots.js";
 import { channelMessageUrl, directMessageUrl } from "../lib/message-links.js";
 import { postWebhook, type WebhookOutcome } from "../lib/webhook-http.js";
@@ -175,9 +175,6 @@ export async function writeWebhookResult(tx: Tx, result: WebhookResult): Promise
   const deleted = await tx.knex(TABLE).where({ id: result.id }).delete();
   if (deleted > 0) await result.effects?.(tx);
 }
-
-/** Results that only delete a row: they cannot fail, so they may share a send's transaction. */
-export const isPlainWebhookResult = (result: WebhookResult) => result.effects === undefined;
 
 async function handleOutcome(
   app: App,

@@ -12,7 +12,7 @@ import {
 } from "../lib/presence.js";
 import { activeUserIds } from "../lib/recipients.js";
 import { presenceEvent } from "../presenters/events/presence.js";
-import type { PresenceEvent } from "../events/types.js";
+import type { PresenceEvent } from "../wire/events.js";
 import type { RealmSnapshot } from "../world/realm.js";
 
 /**

@@ -8,7 +8,7 @@ import {
   insufficientPermission,
   type GroupInUseObjection,
 } from "../errors.js";
-import type { UserGroupEvent } from "../events/types.js";
+import type { UserGroupEvent } from "../wire/events.js";
 import { codePointLength } from "../params.js";
 import type { GroupNode, RealmSnapshot } from "../world/realm.js";
 import {

@@ -4,7 +4,7 @@ import type { UserRow } from "../db/rows.js";
 import { bulkInsert } from "../db/insert.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
-import type { PropagateMode, VisibilityPolicy } from "../events/types.js";
+import type { PropagateMode, VisibilityPolicy } from "../wire/events.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { VISIBILITY, mutedTopicsByUser, topicPolicies } from "../lib/user-topics.js";
 import {

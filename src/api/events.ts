@@ -3,8 +3,9 @@ import { checkEventNarrow, eventNarrowFor } from "../lib/narrow/event-filter.js"
 import { fetchInitialState } from "../queries/register.js";
 import { captureRegisterSources } from "../queries/register-capture.js";
 import { isGuestRole } from "../world/roles.js";
-import { CLIENT_CAPABILITIES, type QueueOptions } from "../events/types.js";
-import type { EventQueue, QueuedEvent } from "../events/queue.js";
+import { CLIENT_CAPABILITIES, type QueueOptions } from "../wire/events.js";
+import type { QueuedEvent } from "../events/queue.js";
+import { registerQueue } from "../events/register.js";
 import { encodeEvents } from "../events/wire-json.js";
 import { defineEndpoint } from "../http/endpoint.js";
 import { check, p, type Check } from "../params.js";
@@ -103,39 +104,23 @@ export const register = defineEndpoint({
       presenceHistoryLimitDays: params.presence_history_limit_days,
       fetchTypes: params.fetch_event_types ?? params.event_types ?? null,
     };
-    // The queue is created, the in-memory sources captured and a database snapshot pinned
-    // with no commit in between (inside the write lock, a short step); the state is then
-    // read from that snapshot and those sources with the lock released. Each change is
-    // either in the state or, as an event, in the queue; never both, never neither.
-    let queue: EventQueue | null = null;
-    try {
-      return await app.db.snapshotRead(
-        async () => {
-          await app.events.prepareRegister();
-          const captured = await captureRegisterSources(app, user, context);
-          queue = app.events.createQueue(user.id, user.realm_id, options);
-          await app.events.persist(queue);
-          // As created: events that arrive while the state is read come after it.
-          return { captured, queue, lastEventId: queue.lastEventId };
-        },
-        async (knex, { captured, queue, lastEventId }) => {
-          const state = await fetchInitialState({ ...context, ...captured, app, knex }, captured.precomputed);
-          return {
-            queue_id: queue.id,
-            last_event_id: lastEventId,
-            idle_queue_timeout_secs: idleTimeoutSecs,
-            zulip_feature_level: ZULIP_FEATURE_LEVEL,
-            zulip_version: ZULIP_VERSION,
-            zulip_merge_base: ZULIP_MERGE_BASE,
-            ...state,
-          };
-        },
-      );
-    } catch (err) {
-      // The client never learns of the queue: drop it rather than leave it to idle out.
-      if (queue) await app.events.removeQueue(queue).catch(() => undefined);
-      throw err;
-    }
+    // The queue and the state it starts from, consistent with each other (events/register.ts).
+    const { queue, lastEventId, state } = await registerQueue(
+      app.db,
+      app.events,
+      { userId: user.id, realmId: user.realm_id, options },
+      () => captureRegisterSources(app, user, context),
+      (knex, captured) => fetchInitialState({ ...context, ...captured, app, knex }, captured.precomputed),
+    );
+    return {
+      queue_id: queue.id,
+      last_event_id: lastEventId,
+      idle_queue_timeout_secs: idleTimeoutSecs,
+      zulip_feature_level: ZULIP_FEATURE_LEVEL,
+      zulip_version: ZULIP_VERSION,
+      zulip_merge_base: ZULIP_MERGE_BASE,
+      ...state,
+    };
   },
 });
 

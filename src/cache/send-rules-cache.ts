@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import type { ChatEvent } from "../events/types.js";
+import type { ChatEvent } from "../wire/events.js";
 import { AlertWordMatcher, loadRealmAlertWords } from "../lib/alert-words.js";
 import { linkifiersOfRealm, type WireLinkifier } from "../lib/linkifiers.js";
 import { loadRealmMutes } from "../lib/muted-users.js";

@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import { recipientUserIds, type ChatEvent, type EventRecipients } from "../events/types.js";
+import { recipientUserIds, type ChatEvent, type EventRecipients } from "../wire/events.js";
 import { profileDataByUser, type ProfileData } from "../lib/custom-profile-fields.js";
 import { maxMessageIdForUser } from "../lib/user-messages.js";
 

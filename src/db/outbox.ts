@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import type { ChatEvent, EventRecipients } from "../events/types.js";
+import type { ChatEvent, EventRecipients } from "../wire/events.js";
 
 export type PendingEvent = readonly [realmId: number, event: ChatEvent, recipients: EventRecipients];
 

@@ -2,7 +2,7 @@ import type { Knex } from "knex";
 import type { Clock } from "../clock.js";
 import { isBusyError } from "../logger.js";
 import { Mutex, Semaphore } from "./mutex.js";
-import type { ChatEvent, EventRecipients } from "../events/types.js";
+import type { ChatEvent, EventRecipients } from "../wire/events.js";
 import { writeOutbox, type PendingEvent } from "./outbox.js";
 import { isPostgres } from "./dialect.js";
 import { notifyExternalChange } from "./pg-change-watch.js";

@@ -15,7 +15,7 @@ import { userGroupFlavour } from "../presenters/events/user-groups.js";
 import { realmEmojiFlavour, realmLinkifiersFlavour } from "../presenters/events/realm-features.js";
 import { presenceFlavour } from "../presenters/events/presence.js";
 import { mutedTopicsFlavour, userTopicFlavour } from "../presenters/events/user-topics.js";
-import type { ChatEvent, ChatEventType, Flavour, FlavourContext, WireEvent } from "./types.js";
+import type { ChatEvent, ChatEventType, Flavour, FlavourContext, WireEvent } from "../wire/events.js";
 
 /**
  * How each event type is presented to a queue: its flavour, or null where every client

@@ -11,7 +11,7 @@ import {
   type EventRecipients,
   type QueueOptions,
   type WireEvent,
-} from "./types.js";
+} from "../wire/events.js";
 import { matchesEventNarrow, type NarrowedMessage } from "../lib/narrow/event-filter.js";
 
 /** A message event as a queue would get it passes the queue's narrow (if any). */

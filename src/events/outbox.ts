@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/tx.js";
 import { recipientsFromJson } from "../db/outbox.js";
-import type { ChatEvent } from "./types.js";
+import type { ChatEvent } from "../wire/events.js";
 
 /** Publishes what admin commands wrote to the outbox (see db/outbox.ts). */
 

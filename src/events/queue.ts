@@ -1,5 +1,5 @@
 import { badRequest } from "../errors.js";
-import type { QueueOptions, WireEvent } from "./types.js";
+import type { QueueOptions, WireEvent } from "../wire/events.js";
 
 export interface QueuedEvent {
   readonly id: number;

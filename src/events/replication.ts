@@ -17,12 +17,12 @@ import { isPostgres } from "../db/dialect.js";
 import { notifyExternalChange } from "../db/pg-change-watch.js";
 import type { EventHub, QueueReplica } from "./hub.js";
 import type { EventQueue } from "./queue.js";
-import type { QueueOptions } from "./types.js";
+import type { QueueOptions } from "../wire/events.js";
 
 /** Entries read per query while catching up. */
 const BATCH = 500;
 
-/** What applying an entry does besides queues: caches observe events and drop entries. */
+/** What applying an entry does besides queues: caches observe events and drop entries (events/fanout.ts). */
 export interface LogApplier {
   /** An entry's event, with the hub's `sendLogged` among what it does. */
   event(entry: LogEntry): void;

@@ -1,5 +1,5 @@
 import type { BotServiceRow, UserRow } from "../db/rows.js";
-import type { WireMessage } from "../events/wire-types.js";
+import type { WireMessage } from "../wire/records.js";
 
 /**
  * What an outgoing webhook sends and how its answer is read (Zulip's

@@ -1,6 +1,6 @@
 import type { ChannelRow } from "../db/channel-rows.js";
 import type { UserRow } from "../db/rows.js";
-import type { DisplayRecipientUser, LocalEcho } from "../events/wire-types.js";
+import type { DisplayRecipientUser, LocalEcho } from "../wire/records.js";
 import type { RenderedMessage, TopicLink } from "../render/message.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import type { Widget } from "./widgets.js";

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import { bool } from "../db/rows.js";
-import type { WireCustomEmoji } from "../events/types.js";
+import type { WireCustomEmoji } from "../wire/events.js";
 
 /**
  * Custom emoji (Zulip's RealmEmoji): rows, their served URLs and the realm's emoji

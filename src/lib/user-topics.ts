@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import { int, type DbBigInt } from "../db/rows.js";
-import type { VisibilityPolicy } from "../events/types.js";
+import type { VisibilityPolicy } from "../wire/events.js";
 
 /** Zulip's UserTopic.VisibilityPolicy. */
 export const VISIBILITY = { INHERIT: 0, MUTED: 1, UNMUTED: 2, FOLLOWED: 3 } as const;

@@ -1,5 +1,5 @@
 import { int } from "../db/rows.js";
-import type { WireAttachment } from "../events/wire-types.js";
+import type { WireAttachment } from "../wire/records.js";
 import type { AttachmentRow, LinkedMessage } from "../lib/attachments.js";
 
 /** Zulip's Attachment.to_dict: times as JavaScript timestamps (milliseconds). */

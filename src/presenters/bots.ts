@@ -1,5 +1,5 @@
 import { bool, type BotServiceRow, type UserRow } from "../db/rows.js";
-import type { WireBot, WireBotService } from "../events/wire-types.js";
+import type { WireBot, WireBotService } from "../wire/records.js";
 import { BOT_TYPE } from "../world/bots.js";
 import type { ChannelSnapshot } from "../world/channels.js";
 import { avatarUrl } from "./users.js";

@@ -1,6 +1,6 @@
 import type { ChannelFolderRow, ChannelRow, SubscriptionRow } from "../db/channel-rows.js";
 import { bool, int, intOrNull } from "../db/rows.js";
-import type { WireChannelFolder } from "../events/wire-types.js";
+import type { WireChannelFolder } from "../wire/records.js";
 import type { ChannelSnapshot } from "../world/channels.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { groupSettingValueForApi } from "../permissions/group-settings.js";

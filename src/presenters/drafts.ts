@@ -1,5 +1,5 @@
 import { jsonColumn } from "../db/rows.js";
-import type { WireDraft } from "../events/wire-types.js";
+import type { WireDraft } from "../wire/records.js";
 
 export interface DraftRow {
   id: number;

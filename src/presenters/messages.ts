@@ -1,5 +1,5 @@
 import { bool, int, type DbBigInt, type DbBool, type UserRow } from "../db/rows.js";
-import type { DisplayRecipientUser, WireMessage } from "../events/wire-types.js";
+import type { DisplayRecipientUser, WireMessage } from "../wire/records.js";
 import { avatarUrl } from "./users.js";
 
 export type { DisplayRecipientUser };

@@ -1,5 +1,5 @@
 import { bool, type DbBool } from "../db/rows.js";
-import type { WireNavigationView } from "../events/wire-types.js";
+import type { WireNavigationView } from "../wire/records.js";
 
 export interface NavigationViewRow {
   id: number;

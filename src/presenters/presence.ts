@@ -1,4 +1,4 @@
-import type { WireLegacyClientPresence, WireModernPresence } from "../events/wire-types.js";
+import type { WireLegacyClientPresence, WireModernPresence } from "../wire/records.js";
 import { legacyStatus, presenceTimestamps, type PresenceTimes } from "../lib/presence.js";
 
 /**

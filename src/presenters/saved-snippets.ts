@@ -1,5 +1,5 @@
 import { int, type DbBigInt } from "../db/rows.js";
-import type { WireSavedSnippet } from "../events/wire-types.js";
+import type { WireSavedSnippet } from "../wire/records.js";
 
 export interface SavedSnippetRow {
   id: number;

@@ -1,5 +1,5 @@
 import { bool, int, jsonColumn, type DbBigInt, type DbBool } from "../db/rows.js";
-import type { WireReminder, WireScheduledMessage } from "../events/wire-types.js";
+import type { WireReminder, WireScheduledMessage } from "../wire/records.js";
 
 /** Zulip's ScheduledMessage.delivery_type values. */
 export const DELIVERY_TYPE = { SEND_LATER: 1, REMIND: 2 } as const;

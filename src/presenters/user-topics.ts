@@ -1,5 +1,5 @@
 import { int } from "../db/rows.js";
-import type { VisibilityPolicy } from "../events/types.js";
+import type { VisibilityPolicy } from "../wire/events.js";
 import type { UserTopicRow } from "../lib/user-topics.js";
 
 /** A user_topics entry of /register, as the user_topic event carries it. */

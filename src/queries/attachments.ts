@@ -10,7 +10,7 @@ import {
 } from "../lib/attachments.js";
 import { spectatorMayAccessAttachment, userMayAccessAttachment } from "../permissions/attachment-access.js";
 import { presentAttachment } from "../presenters/attachments.js";
-import type { WireAttachment } from "../events/wire-types.js";
+import type { WireAttachment } from "../wire/records.js";
 
 /** Who asked for a file: a user, or a spectator (no credentials) of a realm. */
 export type FileViewer = { user: UserRow } | { spectatorRealmId: number };

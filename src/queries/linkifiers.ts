@@ -1,4 +1,4 @@
-import { hasCapability } from "../events/types.js";
+import { hasCapability } from "../wire/events.js";
 import { linkifiersOfRealm } from "../lib/linkifiers.js";
 import { playgroundsOfRealm } from "../lib/playgrounds.js";
 import type { StateContext } from "./state-context.js";

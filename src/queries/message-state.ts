@@ -5,7 +5,7 @@ import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
 import { groupMembersById } from "../lib/direct-message-groups.js";
 import { unreadMessages } from "../lib/unread.js";
 import { maxMessageIdForUser } from "../lib/user-messages.js";
-import { hasCapability } from "../events/types.js";
+import { hasCapability } from "../wire/events.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 
 /** Zulip's RECENT_CONVERSATIONS_LIMIT: how many of the newest direct messages are scanned. */

@@ -1,7 +1,7 @@
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { mutedTopicsOf, userTopicsOf } from "../lib/user-topics.js";
 import { mutedUsersOf } from "../lib/muted-users.js";
-import { hasCapability } from "../events/types.js";
+import { hasCapability } from "../wire/events.js";
 import { presentMutedTopics, presentUserTopic } from "../presenters/user-topics.js";
 import type { StateContext } from "./state-context.js";
 

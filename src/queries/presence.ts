@@ -1,7 +1,7 @@
 import type { App } from "../app.js";
 import { nowSeconds } from "../clock.js";
 import { bool, int, type UserRow } from "../db/rows.js";
-import { hasCapability } from "../events/types.js";
+import { hasCapability } from "../wire/events.js";
 import { DEFAULT_PRESENCE_HISTORY_DAYS, OFFLINE_THRESHOLD_SECS } from "../lib/presence.js";
 import { presentLegacyPresence, presentModernPresence } from "../presenters/presence.js";
 import type { RealmSnapshot } from "../world/realm.js";

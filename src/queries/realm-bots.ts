@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { App } from "../app.js";
 import type { UserRow } from "../db/rows.js";
-import type { WireBot } from "../events/wire-types.js";
+import type { WireBot } from "../wire/records.js";
 import { botConfigs, botServices } from "../lib/bots.js";
 import { administeredBots } from "../permissions/bots.js";
 import { presentBot } from "../presenters/bots.js";

@@ -5,7 +5,7 @@ import { REALM_GROUP_SETTINGS } from "../permissions/setting-registry.js";
 import { presentRealmState } from "../presenters/realm.js";
 import { avatarUrl, presentUser } from "../presenters/users.js";
 import { presentUserGroups } from "../presenters/user-groups.js";
-import { hasCapability } from "../events/types.js";
+import { hasCapability } from "../wire/events.js";
 import { realmUsersJson } from "./realm-users-json.js";
 
 export function fetchRealmState(ctx: StateContext): Promise<Record<string, unknown>> {

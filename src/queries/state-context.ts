@@ -2,7 +2,7 @@ import type { Knex } from "knex";
 import type { App } from "../app.js";
 import type { PresenceRecord } from "../cache/presence-store.js";
 import type { UserRow } from "../db/rows.js";
-import type { QueueOptions } from "../events/types.js";
+import type { QueueOptions } from "../wire/events.js";
 import type { ProfileData } from "../lib/custom-profile-fields.js";
 import type { ChannelWorld } from "../permissions/channel-access.js";
 import type { RealmSnapshot } from "../world/realm.js";

@@ -3,7 +3,7 @@ import type { App } from "../app.js";
 import type { ChannelFolderRow, ChannelRow } from "../db/channel-rows.js";
 import { bool, int, jsonColumn, type UserRow } from "../db/rows.js";
 import type { StateContext } from "./state-context.js";
-import { hasCapability } from "../events/types.js";
+import { hasCapability } from "../wire/events.js";
 import {
   canAccessChannelMetadata,
   canSeeSubscribers,

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { RealmUserDefaultsRow } from "../db/rows.js";
-import { hasCapability } from "../events/types.js";
+import { hasCapability } from "../wire/events.js";
 import {
   presentLegacySettings,
   presentRealmUserDefaults,

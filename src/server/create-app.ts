@@ -2,12 +2,10 @@ import { parseRateLimitRules, type Config } from "../config.js";
 import { createKnex, createReadPool } from "../db/knex.js";
 import { migrateLatest } from "../db/migrate.js";
 import { Db, type BusyRetry } from "../db/tx.js";
-import { GroupCommit } from "../db/group-commit.js";
-import { doSendMessages } from "../actions/message-write.js";
+import { messageSendCommits } from "../actions/message-write.js";
 import { deliverDueScheduledMessages } from "../actions/scheduled-delivery.js";
 import {
   deliverDueWebhooks,
-  isPlainWebhookResult,
   WEBHOOK_RESULT_WINDOW_MS,
   webhookDeliveriesIdle,
   writeWebhookResult,
@@ -15,14 +13,15 @@ import {
 import { sweepUploads } from "../actions/uploads.js";
 import { doDeleteExpiredSessions } from "../actions/sessions.js";
 import { EventHub } from "../events/hub.js";
-import type { EventRecipients } from "../events/types.js";
+import { EventFanout } from "../events/fanout.js";
 import { drainOutbox, drainOutboxIfAny } from "../events/outbox.js";
 import { Replication, sweepReplication } from "../events/replication.js";
-import { clearUnreadLog, type Invalidation } from "../db/event-log.js";
+import { clearUnreadLog } from "../db/event-log.js";
 import { releaseAllClaims } from "../db/claims.js";
 import { loadSavedQueues, saveQueues } from "../events/persistence.js";
 import { watchExternalChanges } from "../db/change-watch.js";
 import { ChannelCache } from "../cache/channel-cache.js";
+import { dropAllCaches } from "../cache/invalidations.js";
 import { PresenceStore } from "../cache/presence-store.js";
 import { systemClock, type Clock } from "../clock.js";
 import { RealmCache } from "../cache/realm-cache.js";
@@ -103,40 +102,10 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
       ),
   );
   const channels = new ChannelCache(clock);
-  // Recipients may be a one-shot iterator; each consumer needs them.
-  const listed = (recipients: EventRecipients): EventRecipients =>
-    recipients instanceof Map ? recipients : [...(recipients as Iterable<number>)];
-  const replication = options.worker
-    ? new Replication(
-        knex,
-        events,
-        {
-          event(entry) {
-            // Read from the log: a list or a map already, never a one-shot iterator.
-            userState.observe(entry.realmId, entry.event!, entry.recipients);
-            sendRules.observe(entry.realmId, entry.event!);
-            events.sendLogged(entry.id, entry.realmId, entry.event!, entry.recipients);
-          },
-          invalidate: (invalidations) => applyInvalidations(invalidations),
-        },
-        clock,
-        logger,
-      )
-    : null;
-  const applyInvalidations = (invalidations: readonly Invalidation[]) => {
-    for (const [cache, realmId] of invalidations) {
-      if (cache === "*") {
-        realms.invalidateAll();
-        channels.invalidateAll();
-        userState.clear();
-        sendRules.clear();
-        sessions.clear();
-      } else if (cache === "realms") realms.invalidate(realmId);
-      else if (cache === "sessions") sessions.clear();
-      else if (cache === "apiKeys") realms.invalidateApiKeys();
-      else if (cache === "channels") channels.invalidate(realmId);
-    }
-  };
+  // Committed events reach the caches and queues through it: from the Db directly, or
+  // (several processes) from the event log.
+  const fanout = new EventFanout(events, { realms, sessions, channels, userState, sendRules });
+  const replication = options.worker ? new Replication(knex, events, fanout, clock, logger) : null;
   if (replication) {
     events.replicate(replication);
     realms.onInvalidate = (cache, realmId) => replication.noteInvalidation(cache, realmId);
@@ -144,22 +113,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     sessions.onInvalidate = () => replication.noteInvalidation("sessions", 0);
   }
   sessions.onEnded = (sessionIds) => events.endSessionQueues(sessionIds);
-  const db = new Db(
-    writer,
-    {
-      send(realmId, event, recipients) {
-        const userIds = listed(recipients);
-        userState.observe(realmId, event, userIds);
-        sendRules.observe(realmId, event);
-        events.send(realmId, event, userIds);
-      },
-    },
-    clock,
-    knex,
-    options.outbox === true,
-    options.busyRetry,
-    replication,
-  );
+  const db: Db = new Db(writer, fanout, clock, knex, options.outbox === true, options.busyRetry, replication);
   replication?.attach(db);
   const app: App = {
     config,
@@ -171,12 +125,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     channels,
     userState,
     sendRules,
-    messageSends: new GroupCommit(db, async (tx, messages) => {
-      const ids = await doSendMessages(app, tx, messages);
-      // Finished webhook deliveries with nothing to post ride along: no commit of their own.
-      await app.webhookResults.writeIn(tx, isPlainWebhookResult);
-      return ids;
-    }),
+    messageSends: messageSendCommits(db, () => app),
     // Shared with other processes: each reads what the others flushed (cache/presence-store.ts).
     presence: new PresenceStore(db, knex, logger, { clock, shared: replication !== null }),
     scheduledDelivery: new DueTimer(clock, logger, () => deliverDueScheduledMessages(app)),
@@ -204,15 +153,6 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   };
   if (replication) replications.set(app, { replication, index: options.worker!.index });
   return app;
-}
-
-/** Another worker died: what it committed but did not pass on may be in any cache. */
-export function dropAllCaches(app: App): void {
-  app.realms.invalidateAll();
-  app.sessions.clear();
-  app.channels.invalidateAll();
-  app.userState.clear();
-  app.sendRules.clear();
 }
 
 /**

@@ -4,7 +4,7 @@ import { expectSuccess } from "../helpers/client.js";
 import { register } from "../helpers/events.js";
 import { sendDirect } from "../helpers/message-send.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
-import { dropAllCaches } from "../../src/server/create-app.js";
+import { dropAllCaches } from "../../src/cache/invalidations.js";
 import type { TestRealm, TestUser } from "../helpers/factories.js";
 
 const basic = (user: TestUser) => `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString("base64")}`;

@@ -1,4 +1,4 @@
-import type { QueueOptions } from "../../src/events/types.js";
+import type { QueueOptions } from "../../src/wire/events.js";
 
 /** A queue's options as a plain API client registers it, with `overrides`. */
 export function queueOptions(overrides: Partial<QueueOptions> = {}): QueueOptions {

@@ -13,8 +13,8 @@
 //                 snapshots, roles, system groups)
 //   render        Markdown to HTML, pure
 //   db            Knex, transactions, rows, the outbox, SQLite specifics
-//   base          config, errors, logger, clock, params (the parameter DSL), events/types.ts
-//                 (the ChatEvent union) and events/wire-types.ts (the records events carry)
+//   base          config, errors, logger, clock, params (the parameter DSL), and wire/: the
+//                 ChatEvent union (wire/events.ts) and the records events carry (wire/records.ts)
 //
 // The web client (src/web, built for the browser) is its own world: it imports the
 // server's modules for their types only (`import type`: nothing of the server is
@@ -23,29 +23,27 @@
 // Each layer imports only the layers below it. `http` (request parsing, auth) and `events`
 // (queues, hub, flavours) are infrastructure: the layers above actions use them, actions
 // and everything below never do. `app.ts` (the App interface) is the context that api,
-// actions, queries, http, events and the entry points receive. Type imports count, and no
-// files may import each other in a circle.
+// actions, queries, http and the entry points receive. Type imports count, and neither
+// files nor folders may import each other in a circle: no folder of src/ (a file at its
+// root counts as a folder of its own) imports one that imports it back.
+//
+// Usage: node test/lint/layers.mjs [src directory, default the project's src/]
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), "../..");
-const src = join(root, "src");
+const src = process.argv[2] ? resolve(process.argv[2]) : join(root, "src");
 
-const BASE = new Set([
-  "config.ts",
-  "errors.ts",
-  "logger.ts",
-  "clock.ts",
-  "params.ts",
-  "events/types.ts",
-  "events/wire-types.ts",
-]);
+/** Base modules: files at src/'s root, and folders. */
+const BASE = new Set(["config.ts", "errors.ts", "logger.ts", "clock.ts", "params.ts", "wire"]);
+
+/** The folder of src/ a file (path relative to src/) is in; a file at the root is its own. */
+const folderOf = (file) => (file.includes("/") ? file.slice(0, file.indexOf("/")) : file);
 
 /** The layer of a file (path relative to src/). */
 function layerOf(file) {
-  if (BASE.has(file)) return "base";
-  if (file.startsWith("web/")) return "web";
-  return file.includes("/") ? file.slice(0, file.indexOf("/")) : file.replace(/\.ts$/, "");
+  if (BASE.has(folderOf(file))) return "base";
+  return folderOf(file).replace(/\.ts$/, "");
 }
 
 const ORDER = [
@@ -68,7 +66,7 @@ const ALLOWED = {
   server: ["app", "http", "events", ...ORDER],
   api: ["app", "http", "events", ...below("api")],
   http: ["app", ...below("queries")],
-  events: ["app", ...below("actions")],
+  events: below("actions"),
   // lib for the PreparedMessage type of App.messageSends.
   app: ["events", "cache", "lib", "db"],
   ...Object.fromEntries(
@@ -91,6 +89,8 @@ const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*"(\.[^"]+)"|\bimpor
 
 const files = walk(src).map((path) => relative(src, path));
 const graph = new Map();
+/** Folder to folder: for each pair, the first import found that links them. */
+const folderGraph = new Map();
 const problems = [];
 for (const file of files) {
   const text = readFileSync(join(src, file), "utf8");
@@ -105,6 +105,15 @@ for (const file of files) {
     const typeOnly = /^\s*(?:import|export)\s+type\b/.test(match[0]);
     // The client's type-only imports of the server are erased when it is built: no circle through them.
     if (!(typeOnly && from === "web" && to !== "web")) targets.push(target);
+    // Folder circles count every import, type-only ones too, the web client's included: a
+    // folder that needs another's types depends on it all the same. (Nothing may import
+    // web/, so its erased imports of the server could close no circle anyway.)
+    const [fromFolder, toFolder] = [folderOf(file), folderOf(target)];
+    if (fromFolder !== toFolder) {
+      if (!folderGraph.has(fromFolder)) folderGraph.set(fromFolder, new Map());
+      if (!folderGraph.get(fromFolder).has(toFolder))
+        folderGraph.get(fromFolder).set(toFolder, `${file} imports ${target}`);
+    }
     const allowed =
       from === "web" || to === "web"
         ? from === to || (from === "web" && typeOnly)
@@ -114,35 +123,48 @@ for (const file of files) {
   graph.set(file, targets);
 }
 
-// Circles: Tarjan's strongly connected components.
-let index = 0;
-const stack = [];
-const info = new Map();
-function connect(node) {
-  info.set(node, { index, low: index, onStack: true });
-  index++;
-  stack.push(node);
-  for (const next of graph.get(node) ?? []) {
-    if (!graph.has(next)) continue;
-    if (!info.has(next)) {
-      connect(next);
-      info.get(node).low = Math.min(info.get(node).low, info.get(next).low);
-    } else if (info.get(next).onStack) {
-      info.get(node).low = Math.min(info.get(node).low, info.get(next).index);
+/** Circles of a graph (node to the nodes it imports): Tarjan's strongly connected components. */
+function circles(graph) {
+  const found = [];
+  let index = 0;
+  const stack = [];
+  const info = new Map();
+  function connect(node) {
+    info.set(node, { index, low: index, onStack: true });
+    index++;
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue;
+      if (!info.has(next)) {
+        connect(next);
+        info.get(node).low = Math.min(info.get(node).low, info.get(next).low);
+      } else if (info.get(next).onStack) {
+        info.get(node).low = Math.min(info.get(node).low, info.get(next).index);
+      }
+    }
+    if (info.get(node).low === info.get(node).index) {
+      const members = [];
+      let member;
+      do {
+        member = stack.pop();
+        info.get(member).onStack = false;
+        members.push(member);
+      } while (member !== node);
+      if (members.length > 1) found.push(members.sort());
     }
   }
-  if (info.get(node).low === info.get(node).index) {
-    const members = [];
-    let member;
-    do {
-      member = stack.pop();
-      info.get(member).onStack = false;
-      members.push(member);
-    } while (member !== node);
-    if (members.length > 1) problems.push(`circle: ${members.sort().join(" -> ")}`);
-  }
+  for (const node of graph.keys()) if (!info.has(node)) connect(node);
+  return found;
 }
-for (const file of graph.keys()) if (!info.has(file)) connect(file);
+
+for (const members of circles(graph)) problems.push(`circle: ${members.join(" -> ")}`);
+const folderTargets = new Map([...folderGraph].map(([folder, targets]) => [folder, [...targets.keys()]]));
+for (const members of circles(folderTargets)) {
+  const links = members.flatMap((folder) =>
+    [...folderGraph.get(folder)].filter(([to]) => members.includes(to)).map(([, link]) => link),
+  );
+  problems.push(`folder circle: ${members.join(", ")} (${links.join("; ")})`);
+}
 
 if (problems.length > 0) {
   console.error(`Import rule broken (see test/lint/layers.mjs):\n  ${problems.join("\n  ")}`);

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { sendChannelAccessChanges } from "../../src/actions/channels.js";
 import { loadWorld } from "../../src/cache/world.js";
 import type { Tx } from "../../src/db/tx.js";
-import type { ChatEvent, EventRecipients } from "../../src/events/types.js";
+import type { ChatEvent, EventRecipients } from "../../src/wire/events.js";
 import {
   canAccessChannelContent,
   canAccessChannelMetadata,

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { Db, type EventSink } from "../../src/db/tx.js";
-import type { ChatEvent } from "../../src/events/types.js";
+import type { ChatEvent } from "../../src/wire/events.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 describe("Db.publish: ephemeral events", function () {

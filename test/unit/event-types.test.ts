@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { FLAVOURS, type FlavourTable } from "../../src/events/flavours.js";
-import type { ChatEvent, EventOf } from "../../src/events/types.js";
+import type { ChatEvent, EventOf } from "../../src/wire/events.js";
 import { messageFlavour } from "../../src/presenters/events/messages.js";
 import { streamEvents } from "../../src/presenters/events/channels.js";
 

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { encodeEvents } from "../../src/events/wire-json.js";
 import { presentEvent } from "../../src/events/flavours.js";
 import { encodeWithRawJson } from "../../src/lib/raw-json.js";
-import type { ChatEvent, QueueOptions, WireEvent } from "../../src/events/types.js";
+import type { ChatEvent, QueueOptions, WireEvent } from "../../src/wire/events.js";
 import { queueOptions } from "../helpers/queue-options.js";
 
 const OPTIONS = queueOptions({ applyMarkdown: true });

@@ -64,7 +64,7 @@ export const EMOJI = {
 
 /**
  * A busy morning in Elsinore, as Hamlet's queue gets it: every event type the client
- * handles, in Zulip's wire shapes (chatd's src/events/types.ts, as the flavours deliver
+ * handles, in Zulip's wire shapes (chatd's src/wire/events.ts, as the flavours deliver
  * them to a queue registered with REGISTER_PARAMS).
  */
 export const MORNING: Unnumbered[] = [

@@ -1,5 +1,5 @@
-import type { AttachmentEvent } from "../../events/types.js";
-import type { WireAttachment } from "../../events/wire-types.js";
+import type { AttachmentEvent } from "../../wire/events.js";
+import type { WireAttachment } from "../../wire/records.js";
 
 /** attachment events (Zulip's notify_attachment_update), to the uploader only. */
 export const attachmentEvents = {

@@ -1,5 +1,5 @@
-import type { BotUpdate, RealmBotEvent } from "../../events/types.js";
-import type { WireBot } from "../../events/wire-types.js";
+import type { BotUpdate, RealmBotEvent } from "../../wire/events.js";
+import type { WireBot } from "../../wire/records.js";
 
 /** realm_bot events: for a bot's owner and, unless it is private, the administrators. */
 export const realmBotEvents = {

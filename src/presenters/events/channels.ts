@@ -9,8 +9,8 @@ import {
   type StreamUpdateExtra,
   type SubscriptionEvent,
   type WireEvent,
-} from "../../events/types.js";
-import type { WireChannel, WireChannelFolder, WireSubscription } from "../../events/wire-types.js";
+} from "../../wire/events.js";
+import type { WireChannel, WireChannelFolder, WireSubscription } from "../../wire/records.js";
 
 /**
  * Channel events: streams, subscriptions, default channels and channel folders.

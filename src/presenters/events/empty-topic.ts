@@ -1,4 +1,4 @@
-import { hasCapability, type EmptyTopicHint, type QueueOptions } from "../../events/types.js";
+import { hasCapability, type EmptyTopicHint, type QueueOptions } from "../../wire/events.js";
 
 /**
  * The empty_topic_name capability outside message events: clients without it get the

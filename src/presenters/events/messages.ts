@@ -10,8 +10,8 @@ import {
   type SubmessageEvent,
   type UpdateMessageEvent,
   type UpdateMessageFlagsEvent,
-} from "../../events/types.js";
-import type { LocalEcho, WireEmoji, WireMessage, WireUnreadDetails } from "../../events/wire-types.js";
+} from "../../wire/events.js";
+import type { LocalEcho, WireEmoji, WireMessage, WireUnreadDetails } from "../../wire/records.js";
 import { EMAIL_VISIBILITY } from "../../permissions/email-visibility.js";
 import { emptyTopicHint, presentEmptyTopics, presentEmptyTopicsIn } from "./empty-topic.js";
 

@@ -1,4 +1,4 @@
-import { hasCapability, type Flavour, type PresenceEvent } from "../../events/types.js";
+import { hasCapability, type Flavour, type PresenceEvent } from "../../wire/events.js";
 import type { PresenceTimes } from "../../lib/presence.js";
 import { presentLegacyClientPresence, presentModernPresence } from "../presence.js";
 

@@ -5,7 +5,7 @@ import {
   type RealmLinkifiersEvent,
   type RealmPlaygroundsEvent,
   type WireCustomEmoji,
-} from "../../events/types.js";
+} from "../../wire/events.js";
 
 /**
  * realm_emoji, realm_linkifiers and realm_playgrounds events. A realm_emoji event carries the realm's whole emoji dictionary after the change,

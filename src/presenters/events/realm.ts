@@ -1,4 +1,4 @@
-import type { RealmEvent } from "../../events/types.js";
+import type { RealmEvent } from "../../wire/events.js";
 
 /** Realm settings changed, as realm update_dict (property "default") carries them. */
 export function realmUpdateDictEvent(data: Record<string, unknown>): RealmEvent {

@@ -5,7 +5,7 @@ import {
   type TypingEditRecipient,
   type TypingEvent,
   type TypingUser,
-} from "../../events/types.js";
+} from "../../wire/events.js";
 import { emptyTopicHint, presentEmptyTopics } from "./empty-topic.js";
 
 /** Typing notifications: in a channel topic, in a direct conversation, or in a message edit. */

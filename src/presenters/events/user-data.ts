@@ -7,14 +7,14 @@ import type {
   RemindersEvent,
   SavedSnippetsEvent,
   ScheduledMessagesEvent,
-} from "../../events/types.js";
+} from "../../wire/events.js";
 import type {
   WireDraft,
   WireNavigationView,
   WireReminder,
   WireSavedSnippet,
   WireScheduledMessage,
-} from "../../events/wire-types.js";
+} from "../../wire/records.js";
 
 /**
  * Events about a user's own data, sent to that user only: navigation views, saved

@@ -5,7 +5,7 @@ import {
   type UserGroupEvent,
   type UserGroupRouting,
   type UserGroupWireEvent,
-} from "../../events/types.js";
+} from "../../wire/events.js";
 import type { GroupNode } from "../../world/realm.js";
 import type { ApiUserGroup } from "../user-groups.js";
 

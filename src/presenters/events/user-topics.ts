@@ -4,7 +4,7 @@ import {
   type MutedTopicsEvent,
   type UserTopicEvent,
   type VisibilityPolicy,
-} from "../../events/types.js";
+} from "../../wire/events.js";
 import { presentMutedTopics } from "../user-topics.js";
 
 /** Events about the topics a user muted, unmuted or follows, sent to that user only. */

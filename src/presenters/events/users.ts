@@ -8,8 +8,8 @@ import {
   type UserSettingsEvent,
   type UserStatusEvent,
   type WireEvent,
-} from "../../events/types.js";
-import type { WireEmoji, WireProfileField } from "../../events/wire-types.js";
+} from "../../wire/events.js";
+import type { WireEmoji, WireProfileField } from "../../wire/records.js";
 import { languageName } from "../../world/languages.js";
 import { userSettingSpec, type SettingValue } from "../../world/user-settings.js";
 

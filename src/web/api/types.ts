@@ -21,8 +21,8 @@ import type {
   UserGroupWireEvent,
   VisibilityPolicy,
   WireCustomEmoji,
-} from "../../events/types.js";
-import type { WireDraft, WireEmoji, WireMessage } from "../../events/wire-types.js";
+} from "../../wire/events.js";
+import type { WireDraft, WireEmoji, WireMessage } from "../../wire/records.js";
 
 export type { VisibilityPolicy, WireCustomEmoji, WireDraft, WireEmoji };
 

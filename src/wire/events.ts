@@ -19,7 +19,7 @@ import type {
   WireSubscription,
   WireUnreadDetails,
   WireUserGroup,
-} from "./wire-types.js";
+} from "./records.js";
 
 /**
  * Every event actions produce, in Zulip's wire shape ({type, op?, ...}) before the

@@ -1,6 +1,6 @@
 /**
  * The records events carry, as presenters build them (Zulip's names, snake_case). A base
- * leaf, so that events/types.ts can describe every event without importing a layer.
+ * leaf, so that wire/events.ts can describe every event without importing a layer.
  * Records whose shape is wide and decided by their presenter alone (a channel, a user)
  * are typed as open dictionaries; the ones an event's flavour reads are spelled out.
  */
