@@ -1,17 +1,17 @@
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import ts from "typescript";
-import { DEFAULTS_FILE, SETTINGS, envName } from "../../src/config.js";
+import { DEFAULTS, SETTINGS, envName, loadConfig, type SettingKey } from "../../src/config.js";
 
 /**
- * Guards against settings an operator can set to no effect, and against a README that
- * documents other settings or defaults than the server has.
+ * Guards against settings an operator can set to no effect, and against documentation
+ * that lists other settings or defaults than the server has.
  */
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const KEYS = Object.keys(SETTINGS).sort();
-const DEFAULTS = JSON.parse(readFileSync(DEFAULTS_FILE, "utf8")) as Record<string, unknown>;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -63,32 +63,43 @@ function settingsRead(file: string): Set<string> {
   return read;
 }
 
-interface ReadmeRow {
+interface DocumentedRow {
   key: string;
   env: string;
   default: string;
 }
 
-/** The rows of the settings table in the README's "## Configuration" section. */
-function readmeSettings(): ReadmeRow[] {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const start = readme.indexOf("\n## Configuration\n");
-  expect(start, "README has a ## Configuration section").to.be.greaterThan(-1);
-  const end = readme.indexOf("\n## ", start + 1);
-  const section = readme.slice(start, end === -1 ? undefined : end);
+/** Where the settings table lives: docs/configuration.md, or the README before it moved there. */
+const SETTINGS_DOC = ["docs/configuration.md", "README.md"].find((file) => existsSync(join(ROOT, file)))!;
+
+/**
+ * The rows of the settings tables (those headed `| Setting | Environment | Default |`) in
+ * SETTINGS_DOC, however many tables the settings are grouped into.
+ */
+function documentedSettings(): DocumentedRow[] {
+  const lines = readFileSync(join(ROOT, SETTINGS_DOC), "utf8").split("\n");
   const code = (cell: string | undefined) => /^`(.*)`$/.exec(cell?.trim() ?? "")?.[1];
-  return section
-    .split("\n")
-    .filter((line) => line.startsWith("| `"))
-    .map((line) => {
+  const rows: DocumentedRow[] = [];
+  let tables = 0;
+  let inTable = false;
+  for (const line of lines) {
+    if (/^\|\s*Setting\s*\|\s*Environment[^|]*\|\s*Default\s*\|/.test(line)) {
+      tables += 1;
+      inTable = true;
+    } else if (!line.startsWith("|")) {
+      inTable = false;
+    } else if (inTable && line.startsWith("| `")) {
       const cells = line.split(/(?<!\\)\|/).slice(1);
       const row = { key: code(cells[0]), env: code(cells[1]), default: code(cells[2]) };
-      expect(row.key && row.env && row.default !== undefined, `README row: ${line}`).to.equal(true);
-      return row as ReadmeRow;
-    });
+      expect(row.key && row.env && row.default !== undefined, `${SETTINGS_DOC} row: ${line}`).to.equal(true);
+      rows.push(row as DocumentedRow);
+    }
+  }
+  expect(tables, `${SETTINGS_DOC} has a settings table`).to.be.greaterThan(0);
+  return rows;
 }
 
-/** How the README writes a default: the empty string as "". */
+/** How the documentation writes a default: the empty string as "". */
 const documented = (value: unknown) => (value === "" ? '""' : String(value));
 
 describe("settings", function () {
@@ -100,19 +111,26 @@ describe("settings", function () {
     ).to.deep.equal([]);
   });
 
-  it("config/defaults.json gives a default for exactly the schema's settings", function () {
+  it("every setting has a default its own validation accepts, and the server starts from those", function () {
     expect(Object.keys(DEFAULTS).sort()).to.deep.equal(KEYS);
+    const dir = mkdtempSync(join(tmpdir(), "chatd-settings-"));
+    try {
+      const { data_dir: _, ...config } = loadConfig({ dataDir: dir, env: {} });
+      expect(config).to.deep.equal(DEFAULTS);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
-  it("the README's settings table lists exactly the schema's settings", function () {
-    const rows = readmeSettings();
+  it("the documented settings table lists exactly the schema's settings", function () {
+    const rows = documentedSettings();
     expect(rows.map((row) => row.key).sort()).to.deep.equal(KEYS);
   });
 
-  it("the README gives each setting's environment variable and default", function () {
-    for (const row of readmeSettings()) {
+  it("the documentation gives each setting's environment variable and default", function () {
+    for (const row of documentedSettings()) {
       expect(row.env, row.key).to.equal(envName(row.key));
-      expect(row.default, row.key).to.equal(documented(DEFAULTS[row.key]));
+      expect(row.default, row.key).to.equal(documented(DEFAULTS[row.key as SettingKey]));
     }
   });
 });
