@@ -1,68 +1,19 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
 
 /**
- * Settings come from config/defaults.json, then <data_dir>/settings.json, then
+ * Settings take the defaults declared in SETTINGS, then <data_dir>/settings.json, then
  * CHATD_* environment variables, then command-line flags (each overriding the last).
  * They are validated once and frozen.
  */
-export interface Config {
-  readonly data_dir: string;
-  readonly host: string;
-  readonly port: number;
-  /** Public base URL of the realm; empty means http://host:port. */
-  readonly external_url: string;
-  readonly log_level: LogLevel;
-  readonly db_driver: "sqlite3" | "better-sqlite3";
-  /** postgres://user:pass@host:port/db selects PostgreSQL; empty: the SQLite file in data_dir. */
-  readonly database_url: string;
-  readonly sqlite_synchronous: "full" | "normal";
-  /** How long a query waits for a lock another process holds (SQLite busy_timeout, PostgreSQL lock_timeout). */
-  readonly db_lock_timeout_ms: number;
-  readonly db_read_connections: number;
-  readonly heartbeat_interval_secs: number;
-  readonly idle_queue_timeout_secs: number;
-  readonly queue_gc_interval_secs: number;
-  readonly external_change_poll_ms: number;
-  readonly worker_event_poll_ms: number;
-  readonly delete_topic_batch_size: number;
-  readonly delete_topic_time_budget_ms: number;
-  readonly max_queue_events: number;
-  readonly max_queues_per_user: number;
-  readonly max_parked_polls_per_user: number;
-  readonly max_total_queued_events: number;
-  readonly max_concurrent_body_parses: number;
-  readonly body_limit_bytes: number;
-  readonly request_timeout_secs: number;
-  readonly web_public_streams_enabled: boolean;
-  readonly presence_flush_interval_ms: number;
-  readonly max_file_upload_size_mib: number;
-  readonly max_avatar_file_size_mib: number;
-  readonly max_emoji_file_size_mib: number;
-  readonly realm_upload_quota_mib: number;
-  readonly unclaimed_upload_retention_days: number;
-  readonly upload_sweep_interval_secs: number;
-  readonly shutdown_timeout_secs: number;
-  readonly session_idle_timeout_secs: number;
-  readonly session_max_age_secs: number;
-  readonly rate_limiting: boolean;
-  readonly rate_limit_api_by_user: string;
-  readonly rate_limit_api_by_ip: string;
-  readonly rate_limit_authenticate_by_username: string;
-  readonly trusted_proxies: string;
-  readonly webhook_allowed_private_hosts: string;
-  readonly outgoing_webhook_timeout_ms: number;
-  readonly outgoing_webhook_retry_delay_ms: number;
-}
 
-export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
-export type SettingKey = Exclude<keyof Config, "data_dir">;
-
+/** How one setting is read, checked and documented. */
 interface SettingSpec {
   /** A url is an absolute http(s) URL, or empty where empty means a default. */
   kind: "string" | "url" | "int" | "enum" | "bool";
+  /** The value when no layer sets it. */
+  default: string | number | boolean;
   description: string;
   choices?: readonly string[];
   min?: number;
@@ -73,266 +24,308 @@ interface SettingSpec {
   list?: boolean;
 }
 
+interface Documented<T> {
+  default: T;
+  description: string;
+}
+
+/** One constructor per kind, so that each declaration fixes its value's type. */
+const setting = {
+  string: (spec: Documented<string> & Pick<SettingSpec, "parse" | "list">) => ({
+    kind: "string" as const,
+    ...spec,
+  }),
+  url: (spec: Documented<string>) => ({ kind: "url" as const, ...spec }),
+  int: (spec: Documented<number> & { min: number; max: number }) => ({ kind: "int" as const, ...spec }),
+  enum: <const C extends readonly string[]>(spec: Documented<NoInfer<C[number]>> & { choices: C }) => ({
+    kind: "enum" as const,
+    ...spec,
+  }),
+  bool: (spec: Documented<boolean>) => ({ kind: "bool" as const, ...spec }),
+};
+
+/** The type of a declared setting's value: an enum's is the union of its choices. */
+type ValueOf<S> = S extends { kind: "int" }
+  ? number
+  : S extends { kind: "bool" }
+    ? boolean
+    : S extends { choices: readonly (infer C)[] }
+      ? C
+      : string;
+
 /**
- * Every setting with its meaning. The README's settings table mirrors this list, and every
- * setting must be read somewhere (test/unit/settings.test.ts checks both).
+ * Every setting, declared once: its kind, bounds, default and meaning. Config's type and
+ * the defaults derive from it; the settings table in docs/configuration.md (until it moves
+ * there, the README's) must list exactly these settings with their environment variables and
+ * defaults, and every setting must be read somewhere (test/unit/settings.test.ts checks both).
  */
-export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
-  host: { kind: "string", description: "Interface the HTTP server listens on." },
-  port: { kind: "int", min: 0, max: 65535, description: "TCP port of the HTTP server." },
-  external_url: {
-    kind: "url",
+export const SETTINGS = {
+  host: setting.string({ default: "127.0.0.1", description: "Interface the HTTP server listens on." }),
+  port: setting.int({ default: 9991, min: 0, max: 65535, description: "TCP port of the HTTP server." }),
+  external_url: setting.url({
+    default: "",
     description:
       "Public URL of the server (realm_url). Its host name is used in dummy emails user{id}@{host}. Empty: http://host:port.",
-  },
-  log_level: {
-    kind: "enum",
+  }),
+  log_level: setting.enum({
+    default: "info",
     choices: ["debug", "info", "warn", "error", "silent"],
     description: "Least severe log level written (request lines are info).",
-  },
-  db_driver: {
-    kind: "enum",
+  }),
+  db_driver: setting.enum({
+    default: "sqlite3",
     choices: ["sqlite3", "better-sqlite3"],
     description: "Knex SQLite driver.",
-  },
-  database_url: {
-    kind: "string",
+  }),
+  database_url: setting.string({
+    default: "",
     parse: parseDatabaseUrl,
     description:
       "PostgreSQL database as postgres://user:password@host:port/database; empty: the SQLite file in the data directory.",
-  },
-  sqlite_synchronous: {
-    kind: "enum",
-    choices: ["full", "normal"],
-    description:
-      "full: an acknowledged write survives power loss. normal: faster, may lose the last writes on power loss (never corrupts).",
-  },
-  db_read_connections: {
-    kind: "int",
+  }),
+  db_read_connections: setting.int({
+    default: 4,
     min: 1,
     max: 64,
     description: "Database connections for reads, which run beside the one write connection.",
-  },
-  db_lock_timeout_ms: {
-    kind: "int",
+  }),
+  sqlite_synchronous: setting.enum({
+    default: "full",
+    choices: ["full", "normal"],
+    description:
+      "full: an acknowledged write survives power loss. normal: faster, may lose the last writes on power loss (never corrupts).",
+  }),
+  db_lock_timeout_ms: setting.int({
+    default: 5000,
     min: 0,
     max: 600000,
     description:
       "How long a query waits for a lock held by another process (SQLite's busy timeout, PostgreSQL's lock_timeout).",
-  },
-  heartbeat_interval_secs: {
-    kind: "int",
+  }),
+  heartbeat_interval_secs: setting.int({
+    default: 60,
     min: 1,
     max: 3600,
     description: "A long-poll with no events returns a heartbeat after this long.",
-  },
-  idle_queue_timeout_secs: {
-    kind: "int",
+  }),
+  idle_queue_timeout_secs: setting.int({
+    default: 600,
     min: 1,
     max: 7 * 24 * 3600,
     description: "An event queue not polled for this long is garbage-collected.",
-  },
-  delete_topic_batch_size: {
-    kind: "int",
+  }),
+  queue_gc_interval_secs: setting.int({
+    default: 60,
     min: 1,
-    max: 10000,
-    description: "Messages deleted per transaction when deleting a topic (newest first).",
-  },
-  delete_topic_time_budget_ms: {
-    kind: "int",
-    min: 0,
-    max: 600000,
-    description:
-      "How long one delete_topic request works before answering complete=false (the client repeats it).",
-  },
-  external_change_poll_ms: {
-    kind: "int",
+    max: 3600,
+    description: "How often idle event queues are swept.",
+  }),
+  external_change_poll_ms: setting.int({
+    default: 1000,
     min: 50,
     max: 60000,
     description:
       "How often the server checks for writes by admin commands (to refresh caches and publish their events).",
-  },
-  worker_event_poll_ms: {
-    kind: "int",
+  }),
+  worker_event_poll_ms: setting.int({
+    default: 10,
     min: 1,
     max: 1000,
     description:
       "With several workers (serve --workers N): how often each worker checks the event log for commits of the others (added delivery latency).",
-  },
-  queue_gc_interval_secs: {
-    kind: "int",
+  }),
+  delete_topic_batch_size: setting.int({
+    default: 100,
     min: 1,
-    max: 3600,
-    description: "How often idle event queues are swept.",
-  },
-  max_queue_events: {
-    kind: "int",
+    max: 10000,
+    description: "Messages deleted per transaction when deleting a topic (newest first).",
+  }),
+  delete_topic_time_budget_ms: setting.int({
+    default: 50000,
+    min: 0,
+    max: 600000,
+    description:
+      "How long one delete_topic request works before answering complete=false (the client repeats it).",
+  }),
+  max_queue_events: setting.int({
+    default: 10000,
     min: 10,
     max: 1000000,
     description: "Unacknowledged events kept per queue; a queue that overflows is dropped.",
-  },
-  max_queues_per_user: {
-    kind: "int",
+  }),
+  max_queues_per_user: setting.int({
+    default: 100,
     min: 1,
     max: 100000,
     description:
       "Event queues one user may hold; registering one more drops the user's least recently polled queue.",
-  },
-  max_parked_polls_per_user: {
-    kind: "int",
+  }),
+  max_parked_polls_per_user: setting.int({
+    default: 64,
     min: 1,
     max: 100000,
     description:
       "Long-polls one user may have waiting at once; one more answers the oldest at once with a heartbeat.",
-  },
-  max_total_queued_events: {
-    kind: "int",
+  }),
+  max_total_queued_events: setting.int({
+    default: 500000,
     min: 100,
     max: 100000000,
     description:
       "Unacknowledged events kept in memory over all queues; beyond it the queues holding the most are dropped.",
-  },
-  max_concurrent_body_parses: {
-    kind: "int",
+  }),
+  max_concurrent_body_parses: setting.int({
+    default: 64,
     min: 1,
     max: 100000,
     description:
       "Request bodies read and parsed at once; ten times as many more wait, beyond that a request gets a 429.",
-  },
-  body_limit_bytes: {
-    kind: "int",
+  }),
+  body_limit_bytes: setting.int({
+    default: 1048576,
     min: 65536,
     max: 100 * 1024 * 1024,
     description: "Largest request body accepted; larger ones get HTTP 413.",
-  },
-  request_timeout_secs: {
-    kind: "int",
+  }),
+  request_timeout_secs: setting.int({
+    default: 30,
     min: 1,
     max: 3600,
     description: "Time a client has to send its whole request (long-poll waits are not counted).",
-  },
-  presence_flush_interval_ms: {
-    kind: "int",
+  }),
+  web_public_streams_enabled: setting.bool({
+    default: true,
+    description:
+      "Zulip's WEB_PUBLIC_STREAMS_ENABLED: whether web-public channels may exist (an organization must also enable spectator access).",
+  }),
+  presence_flush_interval_ms: setting.int({
+    default: 5000,
     min: 10,
     max: 600000,
     description:
       "How often presence changes (every client pings every minute) are written to the database, all in one transaction. A crash loses at most this much presence.",
-  },
-  shutdown_timeout_secs: {
-    kind: "int",
-    min: 0,
-    max: 3600,
-    description:
-      "On SIGTERM/SIGINT, how long the stop takes at most: in-flight requests get this less a short reserve (a quarter, 2 s at most) before their connections are cut and the work still running is abandoned; event queues are saved either way.",
-  },
-  session_idle_timeout_secs: {
-    kind: "int",
-    min: 60,
-    max: 365 * 24 * 3600,
-    description:
-      "A web client session not used for this long ends (its browser is sent to the login page). Zulip: two weeks.",
-  },
-  session_max_age_secs: {
-    kind: "int",
-    min: 60,
-    max: 10 * 365 * 24 * 3600,
-    description: "A web client session ends this long after its login, however active it is.",
-  },
-  rate_limiting: {
-    kind: "bool",
-    description: "Whether the rate_limit_* rules apply (Zulip's RATE_LIMITING).",
-  },
-  rate_limit_api_by_user: {
-    kind: "string",
-    parse: parseRateLimitRules,
-    description:
-      "Zulip's api_by_user: requests per user, as seconds:requests rules (comma-separated; empty: none).",
-  },
-  rate_limit_api_by_ip: {
-    kind: "string",
-    parse: parseRateLimitRules,
-    description:
-      "Zulip's api_by_ip: unauthenticated requests (and failed authentications) per client IP address.",
-  },
-  rate_limit_authenticate_by_username: {
-    kind: "string",
-    parse: parseRateLimitRules,
-    description:
-      "Zulip's authenticate_by_username: password logins (POST /fetch_api_key) per username; a success clears the count.",
-  },
-  trusted_proxies: {
-    kind: "string",
-    parse: parseCidrs,
-    description:
-      "Comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For is believed (for per-IP limits).",
-  },
-  webhook_allowed_private_hosts: {
-    kind: "string",
-    list: true,
-    parse: parseHostList,
-    description:
-      "Host names, IP addresses or CIDR ranges of private or loopback targets outgoing webhooks may reach (by default they may not).",
-  },
-  outgoing_webhook_timeout_ms: {
-    kind: "int",
-    min: 1,
-    max: 600000,
-    description: "How long an outgoing webhook request may take before it counts as failed and is retried.",
-  },
-  outgoing_webhook_retry_delay_ms: {
-    kind: "int",
-    min: 0,
-    max: 3600000,
-    description:
-      "Wait before retrying an outgoing webhook after a timeout or connection error; doubled on each retry.",
-  },
-  web_public_streams_enabled: {
-    kind: "bool",
-    description:
-      "Zulip's WEB_PUBLIC_STREAMS_ENABLED: whether web-public channels may exist (an organization must also enable spectator access).",
-  },
-  max_file_upload_size_mib: {
-    kind: "int",
+  }),
+  max_file_upload_size_mib: setting.int({
+    default: 25,
     min: 1,
     max: 1024 * 1024,
     description:
       "Largest file POST /user_uploads accepts, in MiB (Zulip's MAX_FILE_UPLOAD_SIZE; register's max_file_upload_size_mib). Enforced while the upload streams to disk.",
-  },
-  max_avatar_file_size_mib: {
-    kind: "int",
+  }),
+  max_avatar_file_size_mib: setting.int({
+    default: 5,
     min: 1,
     max: 1024,
     description: "Largest image POST /users/me/avatar accepts, in MiB (register's max_avatar_file_size_mib).",
-  },
-  max_emoji_file_size_mib: {
-    kind: "int",
+  }),
+  max_emoji_file_size_mib: setting.int({
+    default: 5,
     min: 1,
     max: 1024,
     description:
       "Largest image POST /realm/emoji/{emoji_name} accepts, in MiB (Zulip's MAX_EMOJI_FILE_SIZE_MIB).",
-  },
-  realm_upload_quota_mib: {
-    kind: "int",
+  }),
+  realm_upload_quota_mib: setting.int({
+    default: 0,
     min: 0,
     max: 1024 * 1024 * 1024,
     description:
       "Total size of an organization's uploaded files, in MiB, beyond which uploads are refused (register's realm_upload_quota_mib). 0: no quota.",
-  },
-  unclaimed_upload_retention_days: {
-    kind: "int",
+  }),
+  unclaimed_upload_retention_days: setting.int({
+    default: 35,
     min: 1,
     max: 36500,
     description:
       "Uploaded files that no message links are deleted this many days after upload (Zulip: five weeks).",
-  },
-  upload_sweep_interval_secs: {
-    kind: "int",
+  }),
+  upload_sweep_interval_secs: setting.int({
+    default: 3600,
     min: 1,
     max: 7 * 24 * 3600,
     description:
       "How often the server deletes unclaimed uploads past their retention and stored files nothing refers to.",
-  },
+  }),
+  shutdown_timeout_secs: setting.int({
+    default: 10,
+    min: 0,
+    max: 3600,
+    description:
+      "On SIGTERM/SIGINT, how long the stop takes at most: in-flight requests get this less a short reserve (a quarter, 2 s at most) before their connections are cut and the work still running is abandoned; event queues are saved either way.",
+  }),
+  session_idle_timeout_secs: setting.int({
+    default: 1209600,
+    min: 60,
+    max: 365 * 24 * 3600,
+    description:
+      "A web client session not used for this long ends (its browser is sent to the login page). Zulip: two weeks.",
+  }),
+  session_max_age_secs: setting.int({
+    default: 7776000,
+    min: 60,
+    max: 10 * 365 * 24 * 3600,
+    description: "A web client session ends this long after its login, however active it is.",
+  }),
+  rate_limiting: setting.bool({
+    default: true,
+    description: "Whether the rate_limit_* rules apply (Zulip's RATE_LIMITING).",
+  }),
+  rate_limit_api_by_user: setting.string({
+    default: "60:200",
+    parse: parseRateLimitRules,
+    description:
+      "Zulip's api_by_user: requests per user, as seconds:requests rules (comma-separated; empty: none).",
+  }),
+  rate_limit_api_by_ip: setting.string({
+    default: "60:100",
+    parse: parseRateLimitRules,
+    description:
+      "Zulip's api_by_ip: unauthenticated requests (and failed authentications) per client IP address.",
+  }),
+  rate_limit_authenticate_by_username: setting.string({
+    default: "1800:5",
+    parse: parseRateLimitRules,
+    description:
+      "Zulip's authenticate_by_username: password logins (POST /fetch_api_key) per username; a success clears the count.",
+  }),
+  trusted_proxies: setting.string({
+    default: "",
+    parse: parseCidrs,
+    description:
+      "Comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For is believed (for per-IP limits).",
+  }),
+  webhook_allowed_private_hosts: setting.string({
+    default: "",
+    list: true,
+    parse: parseHostList,
+    description:
+      "Host names, IP addresses or CIDR ranges of private or loopback targets outgoing webhooks may reach (by default they may not).",
+  }),
+  outgoing_webhook_timeout_ms: setting.int({
+    default: 10000,
+    min: 1,
+    max: 600000,
+    description: "How long an outgoing webhook request may take before it counts as failed and is retried.",
+  }),
+  outgoing_webhook_retry_delay_ms: setting.int({
+    default: 1000,
+    min: 0,
+    max: 3600000,
+    description:
+      "Wait before retrying an outgoing webhook after a timeout or connection error; doubled on each retry.",
+  }),
+} as const satisfies Record<string, SettingSpec>;
+
+export type SettingKey = keyof typeof SETTINGS;
+export type Config = { readonly [K in SettingKey]: ValueOf<(typeof SETTINGS)[K]> } & {
+  readonly data_dir: string;
 };
+export type LogLevel = Config["log_level"];
+
+/** Each setting's value when nothing sets it. */
+export const DEFAULTS = Object.freeze(
+  Object.fromEntries(Object.entries(SETTINGS).map(([key, spec]) => [key, spec.default])),
+) as { readonly [K in SettingKey]: Config[K] };
 
 /**
  * Former names still accepted (in settings.json and as CHATD_* variables), each
@@ -342,8 +335,6 @@ export const SETTING_ALIASES: Readonly<Record<string, SettingKey>> = {
   sqlite_busy_timeout_ms: "db_lock_timeout_ms",
 };
 
-const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-export const DEFAULTS_FILE = join(PACKAGE_ROOT, "config", "defaults.json");
 export const SETTINGS_FILE_NAME = "settings.json";
 
 export class ConfigError extends Error {
@@ -371,7 +362,7 @@ function readJsonObject(path: string): Record<string, unknown> {
 }
 
 function coerce(key: SettingKey, value: unknown, source: string): string | number | boolean {
-  const spec = SETTINGS[key];
+  const spec: SettingSpec = SETTINGS[key];
   if (spec.list && Array.isArray(value) && value.every((v) => typeof v === "string")) {
     value = value.join(",");
   }
@@ -542,7 +533,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const env = options.env ?? process.env;
   const dataDir = resolveDataDir(options.dataDir, env);
   const values: Record<string, unknown> = {};
-  applyLayer(values, readJsonObject(DEFAULTS_FILE), DEFAULTS_FILE);
+  // Checked like any layer: a default outside its own bounds stops the server.
+  applyLayer(values, DEFAULTS, "defaults");
   const settingsFile = join(dataDir, SETTINGS_FILE_NAME);
   if (existsSync(settingsFile)) applyLayer(values, readJsonObject(settingsFile), settingsFile);
   const fromEnv: Record<string, unknown> = {};
@@ -550,9 +542,6 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     fromEnv[key] = env[envName(key)];
   applyLayer(values, fromEnv, "environment");
   applyLayer(values, options.overrides ?? {}, "command line");
-  for (const key of Object.keys(SETTINGS)) {
-    if (!(key in values)) throw new ConfigError(`Setting '${key}' has no default`);
-  }
   return Object.freeze({ ...values, data_dir: dataDir }) as Config;
 }
 

@@ -8,7 +8,7 @@ import { register } from "../helpers/events.js";
 import type { TestUser } from "../helpers/factories.js";
 import { sendToChannel } from "../helpers/message-send.js";
 import { TEST_HOST, startTestServer, type TestServer } from "../helpers/server.js";
-import { TABLE_FILE } from "../tools/generate-emoji-names.js";
+import { TABLE_FILE } from "../../tools/generate-emoji-names.js";
 
 /** A raw request (fetch would decompress and hide Content-Encoding). */
 function rawGet(url: string, headers: Record<string, string> = {}, method = "GET") {

@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 
 /**
  * Every key Zulip's OpenAPI documents for POST /register (test/fixtures/register-keys.json,
- * made by test/tools/generate-register-keys.ts) is present, with its documented type,
+ * made by tools/generate-register-keys.ts) is present, with its documented type,
  * when its fetch type is requested or when no types are given. Keys another piece of
  * work is building are `pending` there, and pending here until it flips them.
  */

@@ -7,7 +7,7 @@ import {
   emojiCode,
   loadInputs,
   serializeTable,
-} from "../tools/generate-emoji-names.js";
+} from "../../tools/generate-emoji-names.js";
 
 const committed = () =>
   (JSON.parse(readFileSync(TABLE_FILE, "utf8")) as { code_to_names: Record<string, string[]> }).code_to_names;

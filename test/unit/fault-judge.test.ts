@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { isWellFormed } from "../../src/params.js";
-import { judge } from "../faults/fuzz.js";
-import { illFormedRequest, seededRandom, type IllFormedKind } from "../faults/fuzz-cases.js";
+import { judge } from "../../tools/faults/fuzz.js";
+import { illFormedRequest, seededRandom, type IllFormedKind } from "../../tools/faults/fuzz-cases.js";
 
 /** The fault pass's verdict on one answer, and its repeatable randomness. */
 describe("fault pass: judging answers", function () {

@@ -1,9 +1,10 @@
-import { readFileSync, readdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import ts from "typescript";
-import { DEFAULTS_FILE, SETTINGS, envName } from "../../src/config.js";
+import { DEFAULTS, SETTINGS, envName, loadConfig, type SettingKey } from "../../src/config.js";
 
 /**
  * Guards against settings an operator can set to no effect, and against a settings reference
@@ -11,7 +12,6 @@ import { DEFAULTS_FILE, SETTINGS, envName } from "../../src/config.js";
  */
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const KEYS = Object.keys(SETTINGS).sort();
-const DEFAULTS = JSON.parse(readFileSync(DEFAULTS_FILE, "utf8")) as Record<string, unknown>;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -103,8 +103,15 @@ describe("settings", function () {
     ).to.deep.equal([]);
   });
 
-  it("config/defaults.json gives a default for exactly the schema's settings", function () {
+  it("every setting has a default its own validation accepts, and the server starts from those", function () {
     expect(Object.keys(DEFAULTS).sort()).to.deep.equal(KEYS);
+    const dir = mkdtempSync(join(tmpdir(), "chatd-settings-"));
+    try {
+      const { data_dir: _, ...config } = loadConfig({ dataDir: dir, env: {} });
+      expect(config).to.deep.equal(DEFAULTS);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("docs/configuration.md's settings table lists exactly the schema's settings", function () {
@@ -115,7 +122,7 @@ describe("settings", function () {
   it("docs/configuration.md gives each setting's environment variable and default", function () {
     for (const row of documentedSettings()) {
       expect(row.env, row.key).to.equal(envName(row.key));
-      expect(row.default, row.key).to.equal(documented(DEFAULTS[row.key]));
+      expect(row.default, row.key).to.equal(documented(DEFAULTS[row.key as SettingKey]));
     }
   });
 
@@ -125,7 +132,7 @@ describe("settings", function () {
     for (const row of rows) {
       expect(KEYS, row.key).to.include(row.key);
       expect(row.env, row.key).to.equal(envName(row.key));
-      expect(row.default, row.key).to.equal(documented(DEFAULTS[row.key]));
+      expect(row.default, row.key).to.equal(documented(DEFAULTS[row.key as SettingKey]));
     }
   });
 });

@@ -9,8 +9,8 @@ import type { BenchUser, Dataset } from "./dataset.js";
 import { CHATD_BIN, runJson, stopProcess, waitForHttp } from "./processes.js";
 import { databaseEnv } from "./postgres.js";
 import { median, round } from "./stats.js";
-import { freePort } from "../helpers/cli.js";
-import { clientsOnWorkers } from "../helpers/workers.js";
+import { freePort } from "../../test/helpers/cli.js";
+import { clientsOnWorkers } from "../../test/helpers/workers.js";
 
 export interface WorkersOptions {
   dataset: Dataset;

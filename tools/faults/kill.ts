@@ -1,7 +1,13 @@
 import { testConfig } from "../../src/config.js";
 import { createKnex } from "../../src/db/knex.js";
-import { Client, expectSuccess } from "../helpers/client.js";
-import { basicAuth, exited, initDataDir, startServerProcess, type ServerProcess } from "../helpers/cli.js";
+import { Client, expectSuccess } from "../../test/helpers/client.js";
+import {
+  basicAuth,
+  exited,
+  initDataDir,
+  startServerProcess,
+  type ServerProcess,
+} from "../../test/helpers/cli.js";
 import { messagesAfter, userWithKey } from "./fault-setup.js";
 import { seededRandom } from "./fuzz-cases.js";
 

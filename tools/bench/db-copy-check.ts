@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { buildDataset, SEARCH_WORD, TOPICS_PER_CHANNEL, type BenchUser, type Dataset } from "./dataset.js";
 import { CHATD_BIN, rssMb, stopProcess, waitForHttp } from "./processes.js";
 import { createDatabase } from "./postgres.js";
-import { freePort } from "../helpers/cli.js";
+import { freePort } from "../../test/helpers/cli.js";
 import { round } from "./stats.js";
 
 export interface DbCopyFigures {

@@ -32,7 +32,7 @@ import {
 } from "./processes.js";
 import { median, round } from "./stats.js";
 import { measureDelivery } from "./delivery.js";
-import { freePort } from "../helpers/ports.js";
+import { freePort } from "../../test/helpers/ports.js";
 import { measureHalfLoad, type HalfLoad } from "./half-load.js";
 import { usersScenarios } from "./users/scenario.js";
 import {

@@ -4,7 +4,7 @@
 // chatd's production durability settings (fsync on: the figures are a real server's).
 import { resolve } from "node:path";
 import pg from "pg";
-import { startCluster, type Cluster } from "../helpers/embedded-postgres.js";
+import { startCluster, type Cluster } from "../../test/helpers/embedded-postgres.js";
 
 let cluster: Cluster | null = null;
 let serverUrl: URL | null = null;

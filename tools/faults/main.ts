@@ -4,14 +4,14 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { testConfig } from "../../src/config.js";
 import { createKnex } from "../../src/db/knex.js";
-import { Client, expectSuccess } from "../helpers/client.js";
+import { Client, expectSuccess } from "../../test/helpers/client.js";
 import {
   basicAuth,
   initDataDir,
   type InitResult,
   startServerProcess,
   type ServerProcess,
-} from "../helpers/cli.js";
+} from "../../test/helpers/cli.js";
 import { userWithKey } from "./fault-setup.js";
 import { fuzzPass, fuzzedRoutes, illFormedSweep, type Actor, type FuzzFigures } from "./fuzz.js";
 import { killCycles, type KillFigures } from "./kill.js";
@@ -30,7 +30,7 @@ import { restartCycles, type RestartFigures } from "./restart.js";
  * (c) graceful restarts under keep-alive long-polls: exit 0 within `shutdown_timeout_secs`, and
  *     every queue and every event survives, once and in order;
  * (d) a login flood (32 clients sending wrong passwords for 8 s, rate limits off): a member's
- *     `GET /messages` p50 at most twice its idle p50 (test/bench/login-flood.ts).
+ *     `GET /messages` p50 at most twice its idle p50 (tools/bench/login-flood.ts).
  * `--quick` is the short pass CI runs; the long one is the default.
  */
 const { values: args } = parseArgs({

@@ -1,4 +1,4 @@
-import { Client, expectSuccess, type Params } from "../helpers/client.js";
+import { Client, expectSuccess, type Params } from "../../test/helpers/client.js";
 
 /** What the fault passes share: users to act as, and reading every message back. */
 

@@ -4,7 +4,7 @@
  * the fetch type that brings it and the JSON type of its value. test/api/register-complete.test.ts
  * registers with no fetch_event_types and checks each key.
  *
- *   npm run build && node dist/test/tools/generate-register-keys.js <path to zulip-openapi.yaml>
+ *   npm run build && node dist/tools/generate-register-keys.js <path to zulip-openapi.yaml>
  *
  * (the description in SPEC's reference directory: ../shared/reference/zulip-openapi.yaml).
  * The YAML is read with js-yaml, the parser mocha itself depends on. Keys whose fetch
@@ -16,7 +16,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { format, resolveConfig } from "prettier";
 
-const OUTPUT = new URL("../../../test/fixtures/register-keys.json", import.meta.url);
+const OUTPUT = new URL("../../test/fixtures/register-keys.json", import.meta.url);
 
 /** Fetch types (or single keys) built elsewhere, with who builds them. */
 const PENDING_FETCH_TYPES: Record<string, string> = {};
@@ -145,7 +145,7 @@ async function main(): Promise<void> {
   const version = (doc.info as Schema | undefined)?.version;
   const fixture = {
     source: `zulip-openapi.yaml (info.version ${String(version)}), register_queue_200_response`,
-    generator: "test/tools/generate-register-keys.ts",
+    generator: "tools/generate-register-keys.ts",
     keys: entries,
   };
   // Formatted as `npm run lint` expects it.

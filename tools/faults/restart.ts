@@ -1,9 +1,9 @@
 import { readdirSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { join } from "node:path";
-import { Client, expectSuccess } from "../helpers/client.js";
-import { basicAuth, initDataDir, startServerProcess, type ServerProcess } from "../helpers/cli.js";
-import { bombPng, hostileUploadsInFlight } from "../helpers/hostile-uploads.js";
+import { Client, expectSuccess } from "../../test/helpers/client.js";
+import { basicAuth, initDataDir, startServerProcess, type ServerProcess } from "../../test/helpers/cli.js";
+import { bombPng, hostileUploadsInFlight } from "../../test/helpers/hostile-uploads.js";
 import { messagesAfter, userWithKey } from "./fault-setup.js";
 
 /**

@@ -6,7 +6,7 @@
 // (src/web/perf.ts). Skipped, and said so, where there is no Chromium.
 import { execFileSync } from "node:child_process";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { browserAvailable, CHROMIUM, launchBrowser } from "../helpers/browser.js";
+import { browserAvailable, CHROMIUM, launchBrowser } from "../../test/helpers/browser.js";
 import type { BenchUser, Dataset } from "./dataset.js";
 import { CHATD_BIN } from "./processes.js";
 import { median, round } from "./stats.js";

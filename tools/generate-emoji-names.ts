@@ -20,7 +20,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
-const ROOT = new URL("../../../", import.meta.url);
+const ROOT = new URL("../../", import.meta.url);
 export const TABLE_FILE = new URL("src/render/emoji-data/zulip-emoji-names.json", ROOT);
 const CUSTOM_FILE = new URL("src/render/emoji-data/zulip-custom-emoji-names.json", ROOT);
 

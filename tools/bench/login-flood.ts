@@ -1,5 +1,5 @@
-// `node dist/test/bench/login-flood.js [--bin path/to/bin/chatd]`: the login-flood isolation
-// figure, also the flood part of `npm run test:faults` (test/faults/main.ts). A member's
+// `node dist/tools/bench/login-flood.js [--bin path/to/bin/chatd]`: the login-flood isolation
+// figure, also the flood part of `npm run test:faults` (tools/faults/main.ts). A member's
 // GET /messages and GET /users/me p50, idle and while 32 clients send wrong passwords to
 // POST /fetch_api_key for 8 s (in four phases between idle ones), each as fast as it is
 // answered, waiting `retry-after` when refused as Zulip clients do. Rate limits are off (a flood from many addresses looks like
@@ -12,8 +12,8 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { CHATD_BIN, SERVER_CORE, cpuSeconds, spawnNode, stopProcess, waitForHttp } from "./processes.js";
 import { median, round } from "./stats.js";
-import { freePort } from "../helpers/ports.js";
-import { childPids } from "../helpers/workers.js";
+import { freePort } from "../../test/helpers/ports.js";
+import { childPids } from "../../test/helpers/workers.js";
 
 export interface LoginFloodOptions {
   readonly bin?: string;

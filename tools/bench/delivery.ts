@@ -9,7 +9,7 @@
 // user's delivery does. The client's CPU time per firing is reported: were it near the
 // baseline's latency, the baseline would be measuring the client (see raw-http.ts).
 import { join } from "node:path";
-import { freePort } from "../helpers/ports.js";
+import { freePort } from "../../test/helpers/ports.js";
 import { BENCH_DIR, runJson, SERVER_CORE, spawnNode, stopProcess, waitForHttp } from "./processes.js";
 import { median, round } from "./stats.js";
 
