@@ -2,13 +2,17 @@ import { api } from "./api/http.js";
 import type { InitialState, ServerEvent } from "./api/types.js";
 import { installLiveApi, type MessagesAnswer } from "./live/api.js";
 import { LiveQueue } from "./live/queue.js";
+import { Prefetch } from "./live/prefetch.js";
 import { ClientState } from "./model/client-state.js";
+
+/** The first view's messages, fetched beside the register (views/App.tsx starts it). */
+export const prefetch = new Prefetch((params) => api<MessagesAnswer>("GET", "/messages", params));
 
 // The real calls behind live/ (which stays DOM-free, hence injected).
 installLiveApi({
   register: (params) => api<InitialState>("POST", "/register", params),
   events: (params, signal) => api<{ events: ServerEvent[] }>("GET", "/events", params, { signal }),
-  messages: (params) => api<MessagesAnswer>("GET", "/messages", params),
+  messages: prefetch.messages,
 });
 
 /** The one client state of the page and its event queue. */

@@ -14,6 +14,8 @@ export interface MessagesAnswer {
   found_newest: boolean;
   found_anchor: boolean;
   anchor: number;
+  /** Read before the event queue existed (live/prefetch.ts). */
+  prefetched?: boolean;
 }
 
 export interface LiveApi {

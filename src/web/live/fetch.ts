@@ -1,7 +1,7 @@
 import type { ClientState } from "../model/client-state.js";
 import type { MessageList } from "../model/messages.js";
-import { apiNarrow } from "../model/narrow.js";
-import { liveApi, type LiveApi, type MessagesAnswer } from "./api.js";
+import { apiNarrow, type Narrow } from "../model/narrow.js";
+import { liveApi, type CallParams, type LiveApi, type MessagesAnswer } from "./api.js";
 
 /** The GET /messages call (the installed one unless a caller passes its own). */
 export type MessagesCall = LiveApi["messages"];
@@ -23,15 +23,7 @@ async function fetchInto(
   list.error.value = null;
   const generation = state.generation.value;
   try {
-    const answer = await messages({
-      narrow: apiNarrow(list.narrow),
-      anchor: String(anchor),
-      num_before: before,
-      num_after: after,
-      apply_markdown: true,
-      client_gravatar: false,
-      include_anchor: true,
-    });
+    const answer = await messages(messagesParams(list.narrow, anchor, before, after));
     // The queue was registered anew meanwhile: this answer may predate what the new state knows.
     if (state.generation.value !== generation) return null;
     state.messages.put(answer.messages);
@@ -48,6 +40,28 @@ async function fetchInto(
     if (state.generation.value === generation) list.loading.value = null;
   }
 }
+
+/** The parameters of a GET /messages for a narrow, as every fetch of the client asks them. */
+export function messagesParams(
+  narrow: Narrow,
+  anchor: number | "first_unread" | "newest" | "oldest",
+  before: number,
+  after: number,
+): CallParams {
+  return {
+    narrow: apiNarrow(narrow),
+    anchor: String(anchor),
+    num_before: before,
+    num_after: after,
+    apply_markdown: true,
+    client_gravatar: false,
+    include_anchor: true,
+  };
+}
+
+/** What loadInitial asks for a narrow (a prefetch asks the same, see prefetch.ts). */
+export const initialParams = (narrow: Narrow, near: number | null) =>
+  messagesParams(narrow, near ?? "first_unread", BATCH / 2, BATCH / 2);
 
 /** Opens a list: around `near` if given, else at the first unread message (or the newest). */
 export async function loadInitial(
@@ -66,7 +80,22 @@ export async function loadInitial(
     messages,
   );
   if (!answer) return;
-  const ids = list.ids.value;
+  let ids = list.ids.value;
+  if (answer.prefetched && answer.found_newest) {
+    // Read before the queue existed: what was sent before it did is fetched now (the list
+    // already takes live messages; repeats merge away).
+    const last = ids[ids.length - 1];
+    await fetchInto(
+      state,
+      list,
+      last ?? "newest",
+      last === undefined ? BATCH / 2 : 0,
+      BATCH,
+      "newer",
+      messages,
+    );
+    ids = list.ids.value;
+  }
   list.anchor.value =
     near ??
     (answer.found_anchor || ids.includes(answer.anchor) ? answer.anchor : (ids[ids.length - 1] ?? null));

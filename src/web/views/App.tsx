@@ -2,9 +2,10 @@ import { signal } from "@preact/signals";
 import { lazy, Suspense } from "preact/compat";
 import { useEffect, useMemo } from "preact/hooks";
 import type { Term } from "../model/hash.js";
-import { client, queue } from "../app.js";
+import { client, prefetch, queue } from "../app.js";
 import { api } from "../api/http.js";
-import { canonicalNarrow } from "../model/narrow.js";
+import { canonicalNarrow, nearMessageId, type Directory } from "../model/narrow.js";
+import { initialParams } from "../live/fetch.js";
 import { currentView } from "../router.js";
 import { ChannelBrowser } from "./ChannelBrowser.js";
 import { Compose } from "./Compose.js";
@@ -27,7 +28,25 @@ const Settings = lazy(() => import("./settings/Settings.js").then((m) => m.Setti
 const phase = signal<"loading" | "ready" | "failed">("loading");
 const failure = signal("");
 
+/** Before register nothing is known: only IDs in the URL resolve. */
+const NOBODY: Directory = {
+  myUserId: 0,
+  channelByName: () => undefined,
+  channelName: () => undefined,
+  userByEmail: () => undefined,
+  fullName: () => undefined,
+};
+
+/** A narrow view's first messages are asked for beside the register (live/prefetch.ts). */
+function prefetchFirstView(): void {
+  const view = currentView.value;
+  if (view.kind !== "narrow") return;
+  const narrow = canonicalNarrow(view.terms, NOBODY);
+  prefetch.start(initialParams(narrow, nearMessageId(narrow)));
+}
+
 function boot(): void {
+  prefetchFirstView();
   client.topics.fetcher = (streamId) =>
     api<{ topics: Array<{ name: string; max_id: number }> }>("GET", `/users/me/${streamId}/topics`).then(
       (a) => a.topics.map((t) => ({ name: t.name, maxId: t.max_id })),

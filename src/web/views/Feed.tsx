@@ -224,6 +224,15 @@ function useScrolling(scroller: { current: HTMLDivElement | null }, list: Messag
     if (el.scrollTop < EDGE_PX && firstId !== undefined && !list.foundOldest.value) {
       void loadOlder(client, list).catch(() => undefined);
     }
+    // Likewise at the bottom (a view opened at its newest messages, fetched before the
+    // queue existed, first fetches what may have followed: live/prefetch.ts).
+    if (
+      el.scrollHeight - el.scrollTop - el.clientHeight < EDGE_PX &&
+      firstId !== undefined &&
+      !list.foundNewest.value
+    ) {
+      void loadNewer(client, list).catch(() => undefined);
+    }
   });
 
   useEffect(() => {
