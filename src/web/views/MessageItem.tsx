@@ -7,7 +7,7 @@ import { Emoji } from "./emoji.js";
 import { EmojiPicker } from "./EmojiPicker.js";
 import { Icon } from "./Icon.js";
 import { fullDate, timeOfDay } from "./time.js";
-import { enhanceContent, onContentClick } from "./content.js";
+import { enhanceContent, onContentClick, onContentKeyDown } from "./content.js";
 import { quoteAndReply } from "./compose-state.js";
 import { openProfile } from "./ProfileCard.js";
 import { messageLink } from "./links.js";
@@ -143,6 +143,7 @@ export function MessageItem({ id, continued }: { id: number; continued: boolean 
             class="message-content rendered"
             ref={content}
             onClick={onContentClick}
+            onKeyDown={onContentKeyDown}
             dangerouslySetInnerHTML={{ __html: message.content }}
           />
         )}
