@@ -32,11 +32,10 @@ const NAMED_ROLES = new Set([
   "listbox",
   "progressbar",
   "image",
+  // Landmarks and dialogs a person moves between (an unnamed form or section is no landmark).
   "dialog",
-  "region",
   "navigation",
   "complementary",
-  "form",
 ]);
 
 /** Every unnamed control (or landmark, image) in Chromium's accessibility tree, described by its HTML. */
@@ -146,30 +145,41 @@ export async function flagsOf(user: TestUser, messageId: number): Promise<string
  * What the functions below use of an element in the page (this file is compiled without
  * the DOM's types; Playwright runs the functions in the browser).
  */
-interface PageElement {
+interface PageNode {
+  nodeType: number;
+  textContent: string | null;
+  childNodes: ArrayLike<PageNode>;
   getAttribute(name: string): string | null;
   ownerDocument: {
-    getElementById(id: string): { textContent: string | null } | null;
-    defaultView: { getComputedStyle(el: PageElement): { getPropertyValue(name: string): string } } | null;
+    getElementById(id: string): PageNode | null;
+    defaultView: { getComputedStyle(el: PageNode): { getPropertyValue(name: string): string } } | null;
   };
 }
 
-/** A control's accessible description: the text of what its aria-describedby names ("" if nothing). */
+/**
+ * A control's accessible description, as a screen reader would read it: the text of what
+ * its aria-describedby names, each element by its aria-label or else its text ("" if nothing).
+ */
 export function descriptionOf(control: Locator): Promise<string> {
-  return control.evaluate((el: PageElement) =>
-    (el.getAttribute("aria-describedby") ?? "")
+  return control.evaluate((el: PageNode) => {
+    const text = (node: PageNode): string => {
+      if (node.nodeType === 3) return node.textContent ?? "";
+      if (node.nodeType !== 1 || node.getAttribute("aria-hidden") === "true") return "";
+      return node.getAttribute("aria-label") ?? Array.from(node.childNodes, text).join(" ");
+    };
+    return (el.getAttribute("aria-describedby") ?? "")
       .split(/\s+/)
+      .map((id) => el.ownerDocument.getElementById(id))
+      .map((node) => (node ? text(node).replace(/\s+/g, " ").trim() : ""))
       .filter(Boolean)
-      .map((id) => el.ownerDocument.getElementById(id)?.textContent?.trim() ?? "")
-      .join(" "),
-  );
+      .join(" ");
+  });
 }
 
 /** A CSS property's computed value on an element. */
 export function styleOf(target: Locator, property: string): Promise<string> {
   return target.evaluate(
-    (el: PageElement, name: string) =>
-      el.ownerDocument.defaultView!.getComputedStyle(el).getPropertyValue(name),
+    (el: PageNode, name: string) => el.ownerDocument.defaultView!.getComputedStyle(el).getPropertyValue(name),
     property,
   );
 }

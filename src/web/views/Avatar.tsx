@@ -50,8 +50,8 @@ export function presenceOf(userId: number): "active" | "idle" | "offline" {
   return "offline";
 }
 
-export function PresenceDot({ userId }: { userId: number }) {
+export function PresenceDot({ userId, id }: { userId: number; id?: string }) {
   const state = presenceOf(userId);
   const label = state === "active" ? "Active" : state === "idle" ? "Idle" : "Offline";
-  return <span class={`presence presence-${state}`} role="img" aria-label={label} title={label} />;
+  return <span class={`presence presence-${state}`} id={id} role="img" aria-label={label} title={label} />;
 }

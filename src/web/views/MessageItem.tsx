@@ -12,6 +12,7 @@ import { quoteAndReply } from "./compose-state.js";
 import { openProfile } from "./ProfileCard.js";
 import { messageLink } from "./links.js";
 import { showToast } from "./Toast.js";
+import { UserStatus } from "./UserStatus.js";
 
 /** Reactions grouped by emoji, in the order each was first added. */
 function groupReactions(reactions: readonly Reaction[]) {
@@ -123,6 +124,7 @@ export function MessageItem({ id, continued }: { id: number; continued: boolean 
           <span class="sender" id={`msg-sender-${id}`}>
             {senderName}
           </span>
+          <UserStatus status={client.world.statuses.value.get(message.sender_id)} emojiOnly />
           <a class="message-time" href={messageLink(message)} title={fullDate(message.timestamp, twentyFour)}>
             <time dateTime={new Date(message.timestamp * 1000).toISOString()}>
               {timeOfDay(message.timestamp, twentyFour)}
