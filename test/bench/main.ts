@@ -2,9 +2,10 @@
 // machine, and writes bench-results.json. Flags: --quick (short run), --large (1,000,000
 // messages), --driver sqlite3|better-sqlite3|both (default: sqlite3), --database
 // sqlite|postgres|both (default: sqlite; PostgreSQL: see postgres.ts), --workers N (only the
-// scaling of N workers against one, see workers-scaling.ts), --only presence|webhooks|dbcopy|delivery
+// scaling of N workers against one, see workers-scaling.ts), --only presence|webhooks|dbcopy|delivery|web
 // (just that scenario; dbcopy: see db-copy-check.ts; delivery: the sends and the event
-// delivery against their baselines, see delivery.ts), --cpu-prof DIR (the servers write V8
+// delivery against their baselines, see delivery.ts; web: the web client's budgets in a
+// browser, see web-client.ts), --cpu-prof DIR (the servers write V8
 // CPU profiles there), --users (only the users-per-core simulation, see users/; with
 // --workers N on `serve --workers N`, --users-max N to stop growing at N users, and
 // --users-at N to run that one count only, e.g. under --cpu-prof).
@@ -43,6 +44,7 @@ import {
 import { createDatabase, databaseEnv, datasetStorage, startPostgres, stopPostgres } from "./postgres.js";
 import { dbCopyScenarios } from "./db-copy-check.js";
 import { workersScenarios } from "./workers-scaling.js";
+import { measureWebClient, preparePassword } from "./web-client.js";
 
 /** A SQLite driver, or "pg": chatd over PostgreSQL. */
 type Driver = "sqlite3" | "better-sqlite3" | "pg";
@@ -843,6 +845,51 @@ async function benchAll(koaUrl: string, work: string): Promise<void> {
     await benchDriver(driver, dataset, koaUrl);
     await benchPresence(driver, work);
     await benchWebhooks(driver, work);
+    // The browser's side does not depend on the driver: measured once, on the first.
+    if (driver === DRIVERS[0]) await benchWebClient(driver, dataset);
+  }
+}
+
+/** `--only web`, and a step of the full run: the web client's budgets (web-client.ts). */
+async function benchWebClient(driver: Driver, given?: Dataset): Promise<void> {
+  log(`
+web client (${driver})${given ? "" : ": building the data set"}`);
+  const dataset =
+    given ??
+    (await buildDataset({
+      ...(await datasetStorage(driver, join(mkdtempSync(join(tmpdir(), "chatd-bench-web-")), driver))),
+      users: 200,
+      channels: 50,
+      messages: MESSAGES,
+    }));
+  preparePassword(dataset.dataDir, dataset.users[0]!, driver === "pg" ? databaseEnv(dataset.dataDir) : {});
+  const chatd = await startChatd(dataset.dataDir, driver);
+  try {
+    const figures = await measureWebClient(chatd.url, dataset, log);
+    if (!figures) return;
+    const web = (name: string, value: number, unit: string, target: string) =>
+      record({ name, value, unit, baseline: null, ratio: null, driver, target });
+    web(
+      "web_cold_js_css_kb",
+      round(figures.coldBytes / 1024, 1),
+      `KB gzipped (${figures.coldFiles} files)`,
+      "<= 120",
+    );
+    web("web_feed_drawn_ms", figures.feedDrawnMs, `ms (runs ${figures.feedDrawnRuns.join(", ")})`, "<= 1000");
+    web(
+      "web_live_message_drawn_p99_ms",
+      figures.liveP99Ms,
+      `ms (p50 ${figures.liveP50Ms}, max ${figures.liveMaxMs}, ${figures.liveMessages} messages)`,
+      "<= 100",
+    );
+    web(
+      "web_heap_after_scrollback_mb",
+      figures.heapMb,
+      `MB (${figures.heapMessages} messages loaded)`,
+      "<= 60",
+    );
+  } finally {
+    await stopProcess(chatd.child);
   }
 }
 
@@ -861,6 +908,7 @@ async function main(): Promise<void> {
     else if (ONLY === "presence") for (const driver of DRIVERS) await benchPresence(driver, work);
     else if (ONLY === "webhooks") for (const driver of DRIVERS) await benchWebhooks(driver, work);
     else if (ONLY === "delivery") for (const driver of DRIVERS) await benchSendsAndDelivery(driver, work);
+    else if (ONLY === "web") await benchWebClient(DRIVERS[0]!);
     else if (ONLY === "dbcopy") {
       for (const s of await dbCopyScenarios(work, MESSAGES, log)) record(s);
     } else await benchAll(koa.url, work);

@@ -85,7 +85,8 @@ export async function logIn(
 }
 
 /** The message region's articles, as a person reads them. */
-export const messages = (page: Page) => page.getByRole("region", { name: "Messages" }).getByRole("article");
+export const messages = (page: Page) =>
+  page.getByRole("region", { name: "Messages", exact: true }).getByRole("article");
 
 /** After a failed test: a screenshot of each page, for the person reading the failure. */
 export async function screenshotOnFailure(

@@ -109,7 +109,7 @@ describe("web client: hostile content never runs", function () {
     // The sender's name, the topic and the channel's name appear literally.
     await link.click();
     await victim.page
-      .getByRole("region", { name: "Messages" })
+      .getByRole("region", { name: "Messages", exact: true })
       .getByText(HOSTILE_NAME, { exact: true })
       .first()
       .waitFor();

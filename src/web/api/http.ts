@@ -4,25 +4,11 @@
  * Zulip's clients send them: strings as they are, everything else JSON-encoded.
  */
 
+import { ApiError, NetworkError } from "./errors.js";
+
+export { ApiError, NetworkError };
+
 export type Params = Record<string, string | number | boolean | object | null | undefined>;
-
-/** An error answer of the API, with Zulip's code (e.g. BAD_EVENT_QUEUE_ID). */
-export class ApiError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-    readonly status: number,
-    readonly data: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = "ApiError";
-  }
-}
-
-/** The request never got an answer (offline, server down, aborted by a timeout). */
-export class NetworkError extends Error {
-  override name = "NetworkError";
-}
 
 let csrfToken: string | null = null;
 const token = () =>

@@ -18,6 +18,7 @@ import type {
   RealmEmojiEvent,
   DraftsEvent,
   MutedUsersEvent,
+  UserGroupWireEvent,
   VisibilityPolicy,
   WireCustomEmoji,
 } from "../../events/types.js";
@@ -29,8 +30,11 @@ export interface Reaction extends WireEmoji {
   user_id: number;
 }
 
-/** A message as GET /messages and message events give it (apply_markdown: HTML content). */
-export type Message = Omit<WireMessage, "reactions" | "submessages"> & {
+/**
+ * A message as GET /messages and message events give it (apply_markdown: `content` is the
+ * HTML; the server's rendered_content is not sent).
+ */
+export type Message = Omit<WireMessage, "reactions" | "submessages" | "rendered_content"> & {
   reactions: Reaction[];
   submessages: unknown[];
   flags: string[];
@@ -75,6 +79,8 @@ export interface Subscription extends Channel {
   color: string;
   pin_to_top: boolean;
   is_muted: boolean;
+  /** Zulip's older name for not is_muted, still in register and events. */
+  in_home_view?: boolean;
   desktop_notifications: boolean | null;
   audible_notifications: boolean | null;
   push_notifications: boolean | null;
@@ -151,9 +157,9 @@ export interface InitialState {
   user_id: number;
   email: string;
   full_name: string;
-  role: number;
   is_admin: boolean;
   is_owner: boolean;
+  is_moderator: boolean;
   is_guest: boolean;
   avatar_url: string | null;
   realm_name: string;
@@ -200,7 +206,7 @@ export interface InitialState {
 export type ServerEvent = { id: number } & (
   | { type: "heartbeat" }
   | { type: "message"; message: Message; flags: string[]; local_message_id?: string }
-  | UpdateMessageEvent
+  | (UpdateMessageEvent & { /** The recipient's flags for message_id, after the change. */ flags?: string[] })
   | DeleteMessageEvent
   | UpdateMessageFlagsEvent
   | ReactionEvent
@@ -223,7 +229,7 @@ export type ServerEvent = { id: number } & (
   | { type: "realm_user"; op: "remove"; person: { user_id: number; full_name: string } }
   | { type: "realm"; op: "update"; property: string; value: unknown }
   | { type: "realm"; op: "update_dict"; property: string; data: Record<string, unknown> }
-  | { type: "user_group"; op: string; [key: string]: unknown }
+  | UserGroupWireEvent
   | { type: "restart" | "web_reload_client"; [key: string]: unknown }
   | { type: "other"; [key: string]: unknown }
 );

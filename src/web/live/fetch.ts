@@ -1,16 +1,10 @@
-import { api } from "../api/http.js";
-import type { Message } from "../api/types.js";
 import type { ClientState } from "../model/client-state.js";
 import type { MessageList } from "../model/messages.js";
 import { apiNarrow } from "../model/narrow.js";
+import { liveApi, type LiveApi, type MessagesAnswer } from "./api.js";
 
-interface MessagesAnswer {
-  messages: Message[];
-  found_oldest: boolean;
-  found_newest: boolean;
-  found_anchor: boolean;
-  anchor: number;
-}
+/** The GET /messages call (the installed one unless a caller passes its own). */
+export type MessagesCall = LiveApi["messages"];
 
 export const BATCH = 100;
 
@@ -22,13 +16,14 @@ async function fetchInto(
   before: number,
   after: number,
   kind: "initial" | "older" | "newer",
+  messages: MessagesCall,
 ): Promise<MessagesAnswer | null> {
   if (list.loading.value !== null) return null;
   list.loading.value = kind;
   list.error.value = null;
   const generation = state.generation.value;
   try {
-    const answer = await api<MessagesAnswer>("GET", "/messages", {
+    const answer = await messages({
       narrow: apiNarrow(list.narrow),
       anchor: String(anchor),
       num_before: before,
@@ -46,16 +41,30 @@ async function fetchInto(
     );
     return answer;
   } catch (err) {
-    list.error.value = (err as Error).message;
+    if (state.generation.value === generation) list.error.value = (err as Error).message;
     throw err;
   } finally {
-    list.loading.value = null;
+    // After a new register the list was reset and may be fetching anew: that fetch is not this one's.
+    if (state.generation.value === generation) list.loading.value = null;
   }
 }
 
 /** Opens a list: around `near` if given, else at the first unread message (or the newest). */
-export async function loadInitial(state: ClientState, list: MessageList, near: number | null): Promise<void> {
-  const answer = await fetchInto(state, list, near ?? "first_unread", BATCH / 2, BATCH / 2, "initial");
+export async function loadInitial(
+  state: ClientState,
+  list: MessageList,
+  near: number | null,
+  messages: MessagesCall = liveApi().messages,
+): Promise<void> {
+  const answer = await fetchInto(
+    state,
+    list,
+    near ?? "first_unread",
+    BATCH / 2,
+    BATCH / 2,
+    "initial",
+    messages,
+  );
   if (!answer) return;
   const ids = list.ids.value;
   list.anchor.value =
@@ -63,14 +72,22 @@ export async function loadInitial(state: ClientState, list: MessageList, near: n
     (answer.found_anchor || ids.includes(answer.anchor) ? answer.anchor : (ids[ids.length - 1] ?? null));
 }
 
-export async function loadOlder(state: ClientState, list: MessageList): Promise<void> {
+export async function loadOlder(
+  state: ClientState,
+  list: MessageList,
+  messages: MessagesCall = liveApi().messages,
+): Promise<void> {
   const first = list.ids.value[0];
   if (list.foundOldest.value || first === undefined) return;
-  await fetchInto(state, list, first, BATCH, 0, "older");
+  await fetchInto(state, list, first, BATCH, 0, "older", messages);
 }
 
-export async function loadNewer(state: ClientState, list: MessageList): Promise<void> {
+export async function loadNewer(
+  state: ClientState,
+  list: MessageList,
+  messages: MessagesCall = liveApi().messages,
+): Promise<void> {
   const last = list.ids.value[list.ids.value.length - 1];
   if (list.foundNewest.value || last === undefined) return;
-  await fetchInto(state, list, last, 0, BATCH, "newer");
+  await fetchInto(state, list, last, 0, BATCH, "newer", messages);
 }

@@ -1,8 +1,9 @@
 import { signal } from "@preact/signals-core";
-import { api, ApiError, NetworkError } from "../api/http.js";
-import type { InitialState, ServerEvent } from "../api/types.js";
+import { ApiError, NetworkError } from "../api/errors.js";
+import type { ServerEvent } from "../api/types.js";
 import type { ClientState } from "../model/client-state.js";
 import { applyEvent } from "../model/events.js";
+import { liveApi, type LiveApi } from "./api.js";
 
 export type Connection = "connecting" | "live" | "reconnecting";
 
@@ -29,6 +30,19 @@ export const REGISTER_PARAMS = {
 const POLL_TIMEOUT_MS = 90_000;
 const MAX_BACKOFF_MS = 30_000;
 
+/** The queue's clock and dice: the real ones, or a test's. */
+export interface QueueTimers {
+  setTimeout(run: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+  random(): number;
+}
+
+const REAL_TIMERS: QueueTimers = {
+  setTimeout: (run, ms) => setTimeout(run, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  random: () => Math.random(),
+};
+
 /**
  * The client's one event queue: registers, then long-polls GET /json/events and applies
  * each event. It survives what a day at a laptop brings: a server restart (the queue is
@@ -44,14 +58,23 @@ export class LiveQueue {
   private stopped = false;
   private backoffMs = 0;
   private poll: AbortController | null = null;
+  /** The poll under way was abandoned on purpose (repoll): poll again at once. */
+  private repolling = false;
   private wake: (() => void) | null = null;
   /** Called with each batch of events once applied (notifications, title). */
   onEvents: (events: readonly ServerEvent[]) => void = () => {};
+  /**
+   * An event that could not be applied (a bug, or a shape the client does not know): it is
+   * skipped and the others are applied, as Zulip's web app does. Reported to the browser's
+   * error handling by default.
+   */
+  onError: (err: unknown, event: ServerEvent) => void = (err) =>
+    (globalThis as { reportError?: (err: unknown) => void }).reportError?.(err);
 
   constructor(
     private readonly state: ClientState,
-    private readonly register: () => Promise<InitialState> = () =>
-      api<InitialState>("POST", "/register", REGISTER_PARAMS),
+    private readonly api: Pick<LiveApi, "register" | "events"> = liveApi(),
+    private readonly timers: QueueTimers = REAL_TIMERS,
   ) {}
 
   /** Registers and loads the state; the first call's failure is the caller's to show. */
@@ -77,7 +100,8 @@ export class LiveQueue {
   }
 
   private async registerAnew(): Promise<void> {
-    const state = await this.register();
+    const state = await this.api.register(REGISTER_PARAMS);
+    if (this.stopped) return;
     this.queueId = state.queue_id;
     this.lastEventId = state.last_event_id;
     this.state.load(state);
@@ -86,17 +110,15 @@ export class LiveQueue {
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
+      let events: ServerEvent[];
       try {
-        const events = await this.fetchEvents();
-        this.backoffMs = 0;
-        this.connection.value = "live";
-        for (const event of events) {
-          this.lastEventId = Math.max(this.lastEventId, event.id);
-          applyEvent(this.state, event);
-        }
-        if (events.length > 0) this.onEvents(events);
+        events = await this.fetchEvents();
       } catch (err) {
         if (this.stopped) return;
+        if (this.repolling) {
+          this.repolling = false;
+          continue;
+        }
         if (err instanceof ApiError && err.code === "BAD_EVENT_QUEUE_ID") {
           this.connection.value = "reconnecting";
           await this.retrying(() => this.registerAnew());
@@ -105,23 +127,45 @@ export class LiveQueue {
         this.connection.value = "reconnecting";
         const retryAfter = err instanceof ApiError ? Number(err.data["retry-after"] ?? 0) * 1000 : 0;
         await this.sleep(Math.max(retryAfter, this.nextBackoff()));
+        continue;
       }
+      // Stopped while the answer was on its way: nothing more is applied.
+      if (this.stopped) return;
+      this.backoffMs = 0;
+      this.connection.value = "live";
+      this.apply(events);
+    }
+  }
+
+  /** Applies a batch in order, each event on its own: one that fails does not hold up the rest. */
+  private apply(events: readonly ServerEvent[]): void {
+    for (const event of events) {
+      this.lastEventId = Math.max(this.lastEventId, event.id);
+      try {
+        applyEvent(this.state, event);
+      } catch (err) {
+        this.onError(err, event);
+      }
+    }
+    if (events.length === 0) return;
+    try {
+      this.onEvents(events);
+    } catch (err) {
+      this.onError(err, events[events.length - 1]!);
     }
   }
 
   private async fetchEvents(): Promise<ServerEvent[]> {
     const poll = (this.poll = new AbortController());
-    const timer = setTimeout(() => poll.abort(), POLL_TIMEOUT_MS);
+    const timer = this.timers.setTimeout(() => poll.abort(), POLL_TIMEOUT_MS);
     try {
-      const answer = await api<{ events: ServerEvent[] }>(
-        "GET",
-        "/events",
+      const answer = await this.api.events(
         { queue_id: this.queueId, last_event_id: this.lastEventId },
-        { signal: poll.signal },
+        poll.signal,
       );
       return answer.events;
     } finally {
-      clearTimeout(timer);
+      this.timers.clearTimeout(timer);
       this.poll = null;
     }
   }
@@ -143,25 +187,25 @@ export class LiveQueue {
   private nextBackoff(): number {
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs === 0 ? 1000 : this.backoffMs * 2);
     // Jitter: every client of a restarted server does not come back in the same second.
-    return this.backoffMs * (0.75 + Math.random() * 0.5);
+    return this.backoffMs * (0.75 + this.timers.random() * 0.5);
   }
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
+      const done = () => {
+        this.timers.clearTimeout(timer);
         this.wake = null;
-        done();
+        resolve();
       };
+      const timer = this.timers.setTimeout(done, ms);
+      this.wake = done;
     });
   }
 
-  /** A poll under way is abandoned and made again (after sleep, the old one may never answer). */
+  /** A poll under way is abandoned and made again at once (after sleep, the old one may never answer). */
   repoll(): void {
-    this.poll?.abort();
+    if (!this.poll) return;
+    this.repolling = true;
+    this.poll.abort();
   }
 }

@@ -1,7 +1,7 @@
 import { batch, signal } from "@preact/signals-core";
 import type { InitialState, Message, WireDraft } from "../api/types.js";
 import { ListCache, MessageStore } from "./messages.js";
-import { isMentioned, messageDmKey } from "./narrow.js";
+import { mentionOf, messageDmKey } from "./narrow.js";
 import { TopicHistory } from "./topics.js";
 import { TypingState } from "./typing.js";
 import { UnreadState, type Place } from "./unread.js";
@@ -23,6 +23,10 @@ export class ClientState {
   readonly recentDms = signal<ReadonlyMap<string, number>>(new Map());
   /** Bumped when the state was loaded anew (a new event queue): views refetch their messages. */
   readonly generation = signal(0);
+
+  constructor() {
+    this.unread.isMuted = (streamId, topic) => this.world.isTopicMuted(streamId, topic);
+  }
 
   get myUserId(): number {
     return this.world.myUserId;
@@ -59,7 +63,7 @@ export class ClientState {
       this.messages.put([message]);
       for (const list of this.lists.all()) list.offer(message);
       if (!message.flags.includes("read")) {
-        this.unread.add(message.id, this.placeOf(message), isMentioned(message.flags));
+        this.unread.add(message.id, this.placeOf(message), mentionOf(message.flags));
       }
       if (message.type === "stream") this.topics.note(message.stream_id!, message.subject, message.id);
       if (message.type === "private") {

@@ -1,8 +1,18 @@
 import { batch } from "@preact/signals-core";
-import type { Message, Reaction, ServerEvent, Subscription } from "../api/types.js";
+import type {
+  Message,
+  Reaction,
+  ServerEvent,
+  Subscription,
+  User,
+  UserGroup,
+  UserStatus,
+} from "../api/types.js";
 import type { ClientState } from "./client-state.js";
-import { dmKey } from "./narrow.js";
+import { dmKey, mentionOf } from "./narrow.js";
 import { dmPlace, streamPlace } from "./typing.js";
+import type { Mention } from "./unread.js";
+import type { World } from "./world.js";
 
 /**
  * Applies one event from the queue to the client's state: register's state plus the
@@ -28,6 +38,12 @@ function apply(state: ClientState, event: ServerEvent): void {
           content: event.rendered_content!,
           ...(event.rendering_only ? {} : { last_edit_timestamp: event.edit_timestamp }),
         }));
+      }
+      // The user's flags for message_id after the edit: an edit may add or drop a mention.
+      const flags = event.flags;
+      if (flags !== undefined) {
+        messages.update(event.message_id, (m) => ({ ...m, flags }));
+        unread.setMention(event.message_id, mentionOf(flags));
       }
       const moved = event.new_stream_id !== undefined || event.subject !== undefined;
       if (moved) {
@@ -66,6 +82,9 @@ function apply(state: ClientState, event: ServerEvent): void {
       unread.remove(ids);
       for (const list of lists.all()) list.remove(ids);
       messages.delete(ids);
+      if (event.message_ids.some((id) => world.starred.value.has(id))) {
+        world.starred.value = new Set([...world.starred.value].filter((id) => !ids.has(id)));
+      }
       return;
     }
 
@@ -106,7 +125,10 @@ function apply(state: ClientState, event: ServerEvent): void {
         case "add": {
           const next = new Map(world.subscriptions.value);
           const channels = new Map(world.channels.value);
-          for (const sub of event.subscriptions as unknown as Subscription[]) {
+          type Listed = Subscription & { partial_subscribers?: number[] };
+          for (const record of event.subscriptions as unknown as Listed[]) {
+            // The client registers without subscriber lists (REGISTER_PARAMS): records stay as register gives them.
+            const { subscribers: _all, partial_subscribers: _partial, ...sub } = record;
             next.set(sub.stream_id, sub);
             channels.set(sub.stream_id, sub);
           }
@@ -115,33 +137,35 @@ function apply(state: ClientState, event: ServerEvent): void {
           return;
         }
         case "remove": {
+          const ids = event.subscriptions.map((sub) => sub.stream_id);
+          // Others get peer_remove; the user's own leaving counts here.
+          world.changeSubscribers(ids, [state.myUserId], false);
           const next = new Map(world.subscriptions.value);
-          for (const sub of event.subscriptions) next.delete(sub.stream_id);
-          world.subscriptions.value = next;
-          return;
-        }
-        case "update":
-          world.updateSubscription(event.stream_id, {
-            [event.property === "in_home_view" ? "is_muted" : event.property]:
-              event.property === "in_home_view" ? !event.value : event.value,
-          });
-          return;
-        case "peer_add":
-        case "peer_remove": {
-          const next = new Map(world.subscriptions.value);
-          for (const streamId of event.stream_ids) {
-            const sub = next.get(streamId);
-            if (!sub?.subscribers) continue;
-            const subscribers = new Set(sub.subscribers);
-            for (const userId of event.user_ids) {
-              if (event.op === "peer_add") subscribers.add(userId);
-              else subscribers.delete(userId);
-            }
-            next.set(streamId, { ...sub, subscribers: [...subscribers] });
+          for (const id of ids) {
+            next.delete(id);
+            // Register counts no unread messages in channels the user is not subscribed to.
+            unread.removeChannel(id);
           }
           world.subscriptions.value = next;
           return;
         }
+        case "update": {
+          const { property, value } = event;
+          // Zulip sends both in_home_view (the old name) and is_muted; records carry both.
+          world.updateSubscription(
+            event.stream_id,
+            property === "in_home_view"
+              ? { in_home_view: value as boolean, is_muted: !value }
+              : property === "is_muted"
+                ? { is_muted: value as boolean, in_home_view: !value }
+                : { [property]: value },
+          );
+          return;
+        }
+        case "peer_add":
+        case "peer_remove":
+          world.changeSubscribers(event.stream_ids, event.user_ids, event.op === "peer_add");
+          return;
       }
       return;
 
@@ -160,19 +184,23 @@ function apply(state: ClientState, event: ServerEvent): void {
           for (const id of event.stream_ids) {
             channels.delete(id);
             subs.delete(id);
+            unread.removeChannel(id);
           }
           world.channels.value = channels;
           world.subscriptions.value = subs;
           return;
         }
-        case "update":
+        case "update": {
+          // Some changes carry the fields that change with them (a description's HTML, history and
+          // web-public access with invite_only).
+          const { rendered_description, history_public_to_subscribers, is_web_public } = event;
+          const extra = { rendered_description, history_public_to_subscribers, is_web_public };
           world.updateChannel(event.stream_id, {
             [event.property]: event.value,
-            ...(event.rendered_description === undefined
-              ? {}
-              : { rendered_description: event.rendered_description }),
+            ...Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined)),
           });
           return;
+        }
       }
       return;
 
@@ -181,7 +209,7 @@ function apply(state: ClientState, event: ServerEvent): void {
       else if (event.op === "update") {
         const { user_id, ...change } = event.person;
         if (user_id === state.myUserId && typeof change.role === "number") world.role.value = change.role;
-        world.updateUser(user_id, change);
+        world.updateUser(user_id, personChange(world.users.value.get(user_id), change));
       } else world.updateUser(event.person.user_id, { is_active: false });
       return;
 
@@ -190,15 +218,20 @@ function apply(state: ClientState, event: ServerEvent): void {
       return;
 
     case "user_status": {
-      const { type: _type, id: _id, user_id, ...status } = event;
-      const current = world.statuses.value.get(user_id) ?? {};
-      world.statuses.value = new Map(world.statuses.value).set(user_id, { ...current, ...status });
+      const { type: _type, id: _id, user_id, ...change } = event;
+      const status = statusAfter(world.statuses.value.get(user_id) ?? {}, change);
+      const next = new Map(world.statuses.value);
+      if (Object.keys(status).length === 0) next.delete(user_id);
+      else next.set(user_id, status);
+      world.statuses.value = next;
       return;
     }
 
-    case "user_topic":
-      world.setUserTopic(event);
+    case "user_topic": {
+      const { stream_id, topic_name, last_updated, visibility_policy } = event;
+      world.setUserTopic({ stream_id, topic_name, last_updated, visibility_policy });
       return;
+    }
 
     case "muted_users":
       world.mutedUsers.value = new Set(event.muted_users.map((m) => m.id));
@@ -235,8 +268,11 @@ function apply(state: ClientState, event: ServerEvent): void {
       return;
     }
 
-    case "heartbeat":
     case "user_group":
+      applyUserGroup(world, event);
+      return;
+
+    case "heartbeat":
     case "restart":
     case "web_reload_client":
     case "other":
@@ -268,18 +304,27 @@ function applyFlags(state: ClientState, event: Extract<ServerEvent, { type: "upd
             }
           | undefined;
         if (!details) continue;
+        // A held message's flags tell a wildcard mention (muted or not) from a direct one; details
+        // only say whether it counted when it was marked.
+        const held = messages.value(id);
+        const mention: Mention = held ? mentionOf(held.flags) : details.mentioned === true ? "direct" : null;
         unread.add(
           id,
           details.type === "stream"
             ? { kind: "stream", streamId: details.stream_id!, topic: details.topic ?? "" }
             : { kind: "dm", key: dmKey(details.user_ids ?? [], state.myUserId) },
-          details.mentioned === true,
+          mention,
         );
       }
     }
   }
   if (event.flag === "starred") {
-    world.starredCount.value = Math.max(0, world.starredCount.value + (add ? ids.length : -ids.length));
+    const starred = new Set(world.starred.value);
+    for (const id of ids) {
+      if (add) starred.add(id);
+      else starred.delete(id);
+    }
+    world.starred.value = starred;
   }
   for (const list of state.lists.all()) {
     const changed = ids.map((id) => messages.value(id)).filter((m): m is Message => m !== undefined);
@@ -297,6 +342,7 @@ function applyRealm(state: ClientState, data: Record<string, unknown>): void {
     message_content_edit_limit_seconds: "editLimitSecs",
     message_content_delete_limit_seconds: "deleteLimitSecs",
     enable_read_receipts: "readReceipts",
+    mandatory_topics: "mandatoryTopics",
   };
   for (const [key, value] of Object.entries(data)) realm[names[key] ?? key] = value;
   state.world.realm.value = realm;
@@ -304,3 +350,103 @@ function applyRealm(state: ClientState, data: Record<string, unknown>): void {
 
 const sameReaction = (a: Reaction, b: Reaction) =>
   a.user_id === b.user_id && a.emoji_code === b.emoji_code && a.reaction_type === b.reaction_type;
+
+const ROLE = { owner: 100, admin: 200, guest: 600 } as const;
+
+/**
+ * A realm_user update's `person` as a change of the user's record (register's shape): a
+ * role with the flags it implies, a new email, one custom profile field; avatar fields
+ * register does not carry are left out.
+ */
+function personChange(user: User | undefined, person: Record<string, unknown>): Partial<User> {
+  const {
+    role,
+    new_email,
+    custom_profile_field,
+    avatar_source: _source,
+    avatar_url_medium: _medium,
+    ...rest
+  } = person;
+  const change: Record<string, unknown> = { ...rest };
+  if (typeof role === "number") {
+    Object.assign(change, {
+      role,
+      is_owner: role === ROLE.owner,
+      is_admin: role <= ROLE.admin,
+      is_guest: role === ROLE.guest,
+    });
+  }
+  if (typeof new_email === "string") change.email = new_email;
+  if (custom_profile_field) {
+    const { id, value, rendered_value } = custom_profile_field as {
+      id: number;
+      value: string | null;
+      rendered_value?: string;
+    };
+    const data = { ...(user?.profile_data ?? {}) };
+    if (value === null) delete data[String(id)];
+    else data[String(id)] = rendered_value === undefined ? { value } : { value, rendered_value };
+    change.profile_data = data;
+  }
+  return change;
+}
+
+/** A status after a user_status event: only what is set, as register gives it (Zulip's format_user_status). */
+function statusAfter(current: UserStatus, change: UserStatus): UserStatus {
+  const status: UserStatus = { ...current, ...change };
+  if (!status.away) delete status.away;
+  if (!status.status_text) delete status.status_text;
+  if (!status.emoji_name) {
+    delete status.emoji_name;
+    delete status.emoji_code;
+    delete status.reaction_type;
+  }
+  return status;
+}
+
+const sortedIds = (ids: Iterable<number>) => [...new Set(ids)].sort((a, b) => a - b);
+
+function applyUserGroup(world: World, event: Extract<ServerEvent, { type: "user_group" }>): void {
+  switch (event.op) {
+    case "add":
+      world.groups.value = new Map(world.groups.value).set(
+        event.group.id as number,
+        event.group as unknown as UserGroup,
+      );
+      return;
+    case "update":
+      world.updateGroup(event.group_id, (g) => ({ ...g, ...event.data }));
+      return;
+    case "add_members":
+      world.updateGroup(event.group_id, (g) => ({
+        ...g,
+        members: sortedIds([...g.members, ...event.user_ids]),
+      }));
+      return;
+    case "remove_members": {
+      const leaving = new Set(event.user_ids);
+      world.updateGroup(event.group_id, (g) => ({
+        ...g,
+        members: g.members.filter((id) => !leaving.has(id)),
+      }));
+      return;
+    }
+    case "add_subgroups":
+      world.updateGroup(event.group_id, (g) => ({
+        ...g,
+        direct_subgroup_ids: sortedIds([...g.direct_subgroup_ids, ...event.direct_subgroup_ids]),
+      }));
+      return;
+    case "remove_subgroups": {
+      const leaving = new Set(event.direct_subgroup_ids);
+      world.updateGroup(event.group_id, (g) => ({
+        ...g,
+        direct_subgroup_ids: g.direct_subgroup_ids.filter((id) => !leaving.has(id)),
+      }));
+      return;
+    }
+    case "remove":
+      world.updateGroup(event.group_id, () => null);
+      return;
+  }
+}

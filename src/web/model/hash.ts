@@ -97,43 +97,50 @@ export function parseHash(hash: string): View | null {
   }
 }
 
-/** Operators whose operand starts with IDs ("12-general", "3,7-group"): the rest is only a hint. */
-const ID_OPERATORS = new Set([
-  "channel",
-  "stream",
-  "dm",
-  "pm-with",
-  "dm-including",
-  "group-pm-with",
-  "sender",
-]);
+/** Operators whose operand is people: a slug ("3,7-group") or emails. */
+const PEOPLE_OPERATORS = new Set(["dm", "dm-including", "sender"]);
 
+/** A channel slug ("12-general", "12"): written encoded. */
+const CHANNEL_SLUG = /^\d+(?:-|$)/;
+/** A people slug ("3-Iago", "3,7-group"): written as it is (Zulip's emails_to_slug), a name's dots included. */
+const PEOPLE_SLUG = /^\d+(?:,\d+)*(?:-|$)/;
+
+/**
+ * Zulip's parse_narrow: pairs of operator and operand; an empty operator ends the narrow
+ * (a trailing slash), a missing or empty operand (but a topic's) or one that does not
+ * decode makes it no narrow at all.
+ */
 function parseNarrow(parts: string[]): View | null {
   const terms: Term[] = [];
-  for (let i = 0; i + 1 < parts.length; i += 2) {
+  for (let i = 0; i < parts.length; i += 2) {
     let operator = decodeHashComponent(parts[i]!);
-    const raw = parts[i + 1]!;
-    // A slug that does not decode (a name with a stray "."): its IDs still name the channel or people.
-    const operand =
-      decodeHashComponent(raw) ??
-      (operator !== null && ID_OPERATORS.has(operator.replace(/^-/, "")) ? raw : null);
-    if (operator === null || operand === null) return null;
+    if (operator === "") break;
+    const raw = parts[i + 1];
+    if (operator === null || raw === undefined) return null;
     const negated = operator.startsWith("-");
     if (negated) operator = operator.slice(1);
     operator = OPERATOR_ALIASES[operator] ?? operator;
+    if (raw === "" && operator !== "topic") return null;
+    const operand = PEOPLE_OPERATORS.has(operator) && PEOPLE_SLUG.test(raw) ? raw : decodeHashComponent(raw);
+    if (operand === null) return null;
     terms.push(negated ? { operator, operand, negated } : { operator, operand });
   }
   return { kind: "narrow", terms };
 }
 
-/** The fragment of a narrow; operands are given as they should appear (channel slugs, dm slugs). */
+/**
+ * The fragment of a narrow. Operands are given as they should appear: channel slugs
+ * (already encoded, as channelSlug gives them) and people slugs are written as they are;
+ * anything else (a topic, a search, a channel name or an email not resolved) is encoded.
+ */
 export function narrowHash(terms: readonly Term[]): string {
   if (terms.length === 0) return "#feed";
   const parts = terms.map((t) => {
-    const operand =
-      t.operator === "channel" || t.operator === "dm" || t.operator === "dm-including"
-        ? t.operand
-        : encodeHashComponent(t.operand);
+    const slug =
+      t.operator === "channel"
+        ? CHANNEL_SLUG.test(t.operand)
+        : PEOPLE_OPERATORS.has(t.operator) && PEOPLE_SLUG.test(t.operand);
+    const operand = slug ? t.operand : encodeHashComponent(t.operand);
     return `${t.negated ? "-" : ""}${encodeHashComponent(t.operator)}/${operand}`;
   });
   return `#narrow/${parts.join("/")}`;

@@ -120,8 +120,9 @@ export class MessageList {
     return true;
   }
 
-  /** Messages that left (deleted, moved away): removed from the range. */
+  /** Messages that left (deleted, moved away): removed from the range (and from those waiting for a fetch). */
   remove(ids: ReadonlySet<number>): void {
+    this.arrivedDuringFetch = this.arrivedDuringFetch.filter((id) => !ids.has(id));
     const kept = this.ids.value.filter((id) => !ids.has(id));
     if (kept.length !== this.ids.value.length) this.ids.value = kept;
   }
@@ -132,9 +133,10 @@ export class MessageList {
     const leaving = new Set<number>();
     const joining: number[] = [];
     const held = new Set(this.ids.value);
+    const waiting = new Set(this.arrivedDuringFetch);
     for (const message of messages) {
       const belongs = matches(this.narrow, message, this.myUserId) === true;
-      if (held.has(message.id) && !belongs) leaving.add(message.id);
+      if ((held.has(message.id) || waiting.has(message.id)) && !belongs) leaving.add(message.id);
       // A message moved in is shown only where the list's range covers it.
       if (!held.has(message.id) && belongs && this.covers(message.id)) joining.push(message.id);
     }
@@ -164,6 +166,7 @@ export class MessageList {
 
   /** Starts over (the event queue was lost: anything may have changed meanwhile). */
   reset(): void {
+    this.arrivedDuringFetch = [];
     batch(() => {
       this.ids.value = [];
       this.foundOldest.value = false;

@@ -1,5 +1,6 @@
 import type { Message } from "../api/types.js";
 import { channelSlug, dmSlug, narrowHash, slugChannelId, slugUserIds, type Term } from "./hash.js";
+import type { Mention } from "./unread.js";
 
 /**
  * A narrow in canonical form: channels, senders and direct-message partners by ID (as
@@ -42,8 +43,13 @@ export function canonicalNarrow(terms: readonly Term[], dir: Directory): Narrow 
     const { operator, operand } = term;
     let canonical: string;
     if (operator === "channel") {
-      const id = slugChannelId(operand) ?? dir.channelByName(operand)?.stream_id;
-      canonical = id === undefined ? operand : String(id);
+      // Zulip's slug_to_stream_id: a known channel's ID, else a channel of that name (old
+      // links name it, and a name may look like a slug), else the ID (a channel the user
+      // cannot see: the server says so).
+      const slugId = slugChannelId(operand);
+      const known = slugId !== null && dir.channelName(slugId) !== undefined;
+      const id = known ? slugId : (dir.channelByName(operand)?.stream_id ?? slugId);
+      canonical = id === null ? operand : String(id);
     } else if (operator === "dm" || operator === "dm-including") {
       const ids = slugUserIds(operand) ?? emailsToIds(operand, dir);
       canonical = ids ? (operator === "dm" ? dmKey(ids, dir.myUserId) : ids.join(",")) : operand;
@@ -64,23 +70,30 @@ function emailsToIds(operand: string, dir: Directory): number[] | null {
   return ids.every((id): id is number => id !== undefined) ? ids : null;
 }
 
-/** The narrow as GET /messages takes it: IDs as numbers, DM partners as a list. */
+/**
+ * The narrow as GET /messages takes it: IDs as numbers, DM partners as a list. The API's
+ * dm-including names one user, so a conversation including several is one term each.
+ */
 export function apiNarrow(
   narrow: Narrow,
 ): Array<{ operator: string; operand: string | number | number[]; negated?: boolean }> {
   return narrow
     .filter((t) => t.operator !== "near" && t.operator !== "with")
-    .map((t) => {
-      let operand: string | number | number[] = t.operand;
+    .flatMap((t) => {
+      let operands: Array<string | number | number[]> = [t.operand];
       if (
         (t.operator === "channel" || t.operator === "sender" || t.operator === "id") &&
         /^\d+$/.test(t.operand)
       ) {
-        operand = Number(t.operand);
-      } else if ((t.operator === "dm" || t.operator === "dm-including") && /^\d+(,\d+)*$/.test(t.operand)) {
-        operand = t.operand.split(",").map(Number);
+        operands = [Number(t.operand)];
+      } else if (t.operator === "dm" && /^\d+(,\d+)*$/.test(t.operand)) {
+        operands = [t.operand.split(",").map(Number)];
+      } else if (t.operator === "dm-including" && /^\d+(,\d+)*$/.test(t.operand)) {
+        operands = t.operand.split(",").map(Number);
       }
-      return t.negated ? { operator: t.operator, operand, negated: true } : { operator: t.operator, operand };
+      return operands.map((operand) =>
+        t.negated ? { operator: t.operator, operand, negated: true } : { operator: t.operator, operand },
+      );
     });
 }
 
@@ -120,6 +133,10 @@ const MENTION_FLAGS = [
 ];
 
 export const isMentioned = (flags: readonly string[]) => flags.some((flag) => MENTION_FLAGS.includes(flag));
+
+/** How a message's flags mention the user, for unread counting (a wildcard may be muted). */
+export const mentionOf = (flags: readonly string[]): Mention =>
+  flags.includes("mentioned") ? "direct" : isMentioned(flags) ? "wildcard" : null;
 
 /** A topic marked resolved, as Zulip marks it. */
 export const RESOLVED_PREFIX = "✔ ";

@@ -6,9 +6,16 @@ export type Place =
   | { readonly kind: "stream"; readonly streamId: number; readonly topic: string }
   | { readonly kind: "dm"; readonly key: string };
 
+/**
+ * How an unread message mentions the user: by name (or a group), or everyone in the
+ * channel or topic. A wildcard mention counts only where the topic is not muted, as the
+ * server counts register's unread mentions.
+ */
+export type Mention = "direct" | "wildcard" | null;
+
 interface Entry {
   place: Place;
-  mentioned: boolean;
+  mention: Mention;
 }
 
 /**
@@ -25,24 +32,32 @@ export class UnreadState {
   private readonly topicNames = new Map<number, Map<string, string>>();
   private readonly byDm = new Map<string, Set<number>>();
   private readonly mentions = new Set<number>();
+  private readonly wildcards = new Set<number>();
   readonly version = signal(0);
+  /** Whether a channel's topic is muted (its wildcard mentions do not count); set by ClientState. */
+  isMuted: (streamId: number, topic: string) => boolean = () => false;
 
-  /** The state register gives (whatever was there before is forgotten). */
+  /**
+   * The state register gives (whatever was there before is forgotten). Its mentions are
+   * the ones that counted then (wildcards in muted topics left out): all taken as direct.
+   */
   load(unread: UnreadMsgs, myUserId: number): void {
     this.entries.clear();
     this.byTopic.clear();
     this.topicNames.clear();
     this.byDm.clear();
     this.mentions.clear();
+    this.wildcards.clear();
     const mentioned = new Set(unread.mentions);
+    const mention = (id: number): Mention => (mentioned.has(id) ? "direct" : null);
     for (const s of unread.streams) {
       for (const id of s.unread_message_ids) {
-        this.put(id, { kind: "stream", streamId: s.stream_id, topic: s.topic }, mentioned.has(id));
+        this.put(id, { kind: "stream", streamId: s.stream_id, topic: s.topic }, mention(id));
       }
     }
     for (const pm of unread.pms) {
-      const key = pm.other_user_id === myUserId ? String(myUserId) : String(pm.other_user_id);
-      for (const id of pm.unread_message_ids) this.put(id, { kind: "dm", key }, mentioned.has(id));
+      const key = String(pm.other_user_id);
+      for (const id of pm.unread_message_ids) this.put(id, { kind: "dm", key }, mention(id));
     }
     for (const group of unread.huddles) {
       const key = group.user_ids_string
@@ -51,16 +66,31 @@ export class UnreadState {
         .filter((id) => id !== myUserId)
         .sort((a, b) => a - b)
         .join(",");
-      for (const id of group.unread_message_ids) this.put(id, { kind: "dm", key }, mentioned.has(id));
+      for (const id of group.unread_message_ids) this.put(id, { kind: "dm", key }, mention(id));
     }
     this.changed();
   }
 
   /** A message became unread (a new one, or marked unread). */
-  add(id: number, place: Place, mentioned: boolean): void {
+  add(id: number, place: Place, mention: Mention | boolean): void {
     if (this.entries.has(id)) return;
-    this.put(id, place, mentioned);
+    this.put(id, place, mention === true ? "direct" : mention === false ? null : mention);
     this.changed();
+  }
+
+  /** An unread message's mention changed (an edit added or removed one). */
+  setMention(id: number, mention: Mention): void {
+    const entry = this.entries.get(id);
+    if (!entry || entry.mention === mention) return;
+    this.take(id);
+    this.put(id, entry.place, mention);
+    this.changed();
+  }
+
+  /** Forgets a channel's unread messages (the user left it, or it was deleted): register counts none there. */
+  removeChannel(streamId: number): void {
+    const topics = this.byTopic.get(streamId);
+    if (topics) this.remove([...topics.values()].flatMap((ids) => [...ids]));
   }
 
   /** Messages read (or deleted). */
@@ -82,7 +112,7 @@ export class UnreadState {
         topic: to.topic ?? entry.place.topic,
       };
       this.take(id);
-      this.put(id, place, entry.mentioned);
+      this.put(id, place, entry.mention);
       any = true;
     }
     if (any) this.changed();
@@ -97,11 +127,21 @@ export class UnreadState {
   }
 
   get mentionCount(): number {
-    return this.mentions.size;
+    let count = this.mentions.size;
+    for (const id of this.wildcards) if (this.wildcardCounts(id)) count++;
+    return count;
   }
 
+  /** Unread messages that mention the user: by name, or everyone where the topic is not muted. */
   mentionIds(): number[] {
-    return [...this.mentions];
+    const ids = [...this.mentions];
+    for (const id of this.wildcards) if (this.wildcardCounts(id)) ids.push(id);
+    return ids;
+  }
+
+  private wildcardCounts(id: number): boolean {
+    const { place } = this.entries.get(id)!;
+    return place.kind === "dm" || !this.isMuted(place.streamId, place.topic);
   }
 
   /** Unread messages in a channel, leaving out the topics `skipTopic` says (muted ones). */
@@ -152,7 +192,8 @@ export class UnreadState {
       const topics = this.byTopic.get(filter.streamId);
       if (topics) {
         if (filter.topic != null) ids = [...(topics.get(filter.topic.toLowerCase()) ?? [])];
-        else for (const set of topics.values()) ids.push(...set);
+        // A loop: spreading a big set into push's arguments overflows the stack.
+        else for (const set of topics.values()) for (const id of set) ids.push(id);
       }
     }
     return ids.sort((a, b) => a - b);
@@ -162,9 +203,10 @@ export class UnreadState {
     return [...this.entries.keys()].sort((a, b) => a - b);
   }
 
-  private put(id: number, place: Place, mentioned: boolean): void {
-    this.entries.set(id, { place, mentioned });
-    if (mentioned) this.mentions.add(id);
+  private put(id: number, place: Place, mention: Mention): void {
+    this.entries.set(id, { place, mention });
+    if (mention === "direct") this.mentions.add(id);
+    else if (mention === "wildcard") this.wildcards.add(id);
     if (place.kind === "stream") {
       const key = place.topic.toLowerCase();
       let topics = this.byTopic.get(place.streamId);
@@ -190,6 +232,7 @@ export class UnreadState {
     if (!entry) return false;
     this.entries.delete(id);
     this.mentions.delete(id);
+    this.wildcards.delete(id);
     const { place } = entry;
     if (place.kind === "stream") {
       const key = place.topic.toLowerCase();

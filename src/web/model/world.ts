@@ -59,7 +59,9 @@ export class World implements Directory {
   readonly userTopics = signal<ReadonlyMap<string, UserTopic>>(new Map());
   readonly mutedUsers = signal<ReadonlySet<number>>(new Set());
   readonly customEmoji = signal<ReadonlyMap<string, WireCustomEmoji>>(new Map());
-  readonly starredCount = signal(0);
+  /** The user's starred messages (a set: a message deleted or starred twice counts once). */
+  readonly starred = signal<ReadonlySet<number>>(new Set());
+  readonly starredCount = computed(() => this.starred.value.size);
   readonly role = signal(400);
 
   /** Subscribed channels in the sidebar's order: pinned first, then by name. */
@@ -75,7 +77,6 @@ export class World implements Directory {
   load(state: InitialState): void {
     batch(() => {
       (this as { myUserId: number }).myUserId = state.user_id;
-      this.role.value = state.role;
       this.realm.value = realmSettings(state);
       // Register's lists say who is active; the records themselves do not.
       const users = new Map<number, User>();
@@ -83,6 +84,8 @@ export class World implements Directory {
         users.set(user.user_id, { ...user, is_active: true });
       for (const user of state.realm_non_active_users) users.set(user.user_id, { ...user, is_active: false });
       this.users.value = users;
+      // Register has no top-level role: the user's own record has it.
+      this.role.value = users.get(state.user_id)?.role ?? roleOf(state);
       this.groups.value = new Map(state.realm_user_groups.map((g) => [g.id, g]));
       const channels = new Map<number, Channel>();
       for (const c of [...state.never_subscribed, ...state.unsubscribed, ...state.subscriptions]) {
@@ -101,7 +104,7 @@ export class World implements Directory {
           .filter((e) => !e.deactivated)
           .map((e) => [e.name, e]),
       );
-      this.starredCount.value = state.starred_messages.length;
+      this.starred.value = new Set(state.starred_messages);
     });
   }
 
@@ -164,10 +167,52 @@ export class World implements Directory {
       this.subscriptions.value = new Map(this.subscriptions.value).set(streamId, { ...sub, ...change });
   }
 
+  /** A change of the user's subscription, also in the channel's record (register gives the subscription there). */
   updateSubscription(streamId: number, change: Partial<Subscription>): void {
     const sub = this.subscriptions.value.get(streamId);
-    if (sub)
-      this.subscriptions.value = new Map(this.subscriptions.value).set(streamId, { ...sub, ...change });
+    if (!sub) return;
+    const updated = { ...sub, ...change };
+    this.subscriptions.value = new Map(this.subscriptions.value).set(streamId, updated);
+    if (this.channels.value.has(streamId))
+      this.channels.value = new Map(this.channels.value).set(streamId, updated);
+  }
+
+  /** People joined or left channels: subscriber counts, and lists where the client has them. */
+  changeSubscribers(streamIds: readonly number[], userIds: readonly number[], joined: boolean): void {
+    const change = <T extends Channel & { subscribers?: number[] }>(record: T): T => {
+      if (!record.subscribers) {
+        const count = (record.subscriber_count ?? 0) + (joined ? userIds.length : -userIds.length);
+        return { ...record, subscriber_count: Math.max(0, count) };
+      }
+      const subscribers = new Set(record.subscribers);
+      for (const id of userIds) {
+        if (joined) subscribers.add(id);
+        else subscribers.delete(id);
+      }
+      return { ...record, subscribers: [...subscribers], subscriber_count: subscribers.size };
+    };
+    const subs = new Map(this.subscriptions.value);
+    const channels = new Map(this.channels.value);
+    for (const streamId of streamIds) {
+      const sub = subs.get(streamId);
+      const record = sub ?? channels.get(streamId);
+      if (!record) continue;
+      const updated = change(record);
+      if (sub) subs.set(streamId, updated as Subscription);
+      if (channels.has(streamId)) channels.set(streamId, updated);
+    }
+    this.subscriptions.value = subs;
+    this.channels.value = channels;
+  }
+
+  updateGroup(groupId: number, change: (group: UserGroup) => UserGroup | null): void {
+    const group = this.groups.value.get(groupId);
+    if (!group) return;
+    const next = new Map(this.groups.value);
+    const changed = change(group);
+    if (changed) next.set(groupId, changed);
+    else next.delete(groupId);
+    this.groups.value = next;
   }
 
   setUserTopic(topic: UserTopic): void {
@@ -177,6 +222,14 @@ export class World implements Directory {
     else next.set(key, topic);
     this.userTopics.value = next;
   }
+}
+
+/** The user's role from register's is_* flags (for a user missing from realm_users). */
+function roleOf(state: InitialState): number {
+  if (state.is_owner) return 100;
+  if (state.is_admin) return 200;
+  if (state.is_moderator) return 300;
+  return state.is_guest ? 600 : 400;
 }
 
 function realmSettings(state: InitialState): RealmSettings {

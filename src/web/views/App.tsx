@@ -18,7 +18,8 @@ import { Toast } from "./Toast.js";
 import { TopBar } from "./TopBar.js";
 import { UserList } from "./UserList.js";
 import { useKeyboardShortcuts } from "./keyboard.js";
-import { useDocumentTitle, useNotifications } from "./notifications.js";
+import { notifyOf, useDocumentTitle } from "./notifications.js";
+import { noteEventsArrived } from "../perf.js";
 import { usePresenceReporting, useTheme } from "./presence.js";
 
 const Settings = lazy(() => import("./settings/Settings.js").then((m) => m.Settings));
@@ -31,6 +32,10 @@ function boot(): void {
     api<{ topics: Array<{ name: string; max_id: number }> }>("GET", `/users/me/${streamId}/topics`).then(
       (a) => a.topics.map((t) => ({ name: t.name, maxId: t.max_id })),
     );
+  queue.onEvents = (events) => {
+    noteEventsArrived(events);
+    notifyOf(events);
+  };
   queue.start().then(
     () => (phase.value = "ready"),
     (err: unknown) => {
@@ -72,7 +77,6 @@ export function App() {
 function Main() {
   useKeyboardShortcuts();
   useDocumentTitle();
-  useNotifications();
   usePresenceReporting();
   useTheme();
   return (

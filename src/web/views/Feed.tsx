@@ -13,6 +13,7 @@ import { Icon } from "./Icon.js";
 import { composeTarget } from "./compose-state.js";
 import { channelOf } from "./links.js";
 import { useFeedScrolling } from "./feed-scrolling.js";
+import { noteFeedDrawn } from "../perf.js";
 
 /** A run of messages of one conversation (a recipient header over them), and the day they start. */
 interface Block {
@@ -68,6 +69,9 @@ export function Feed({ narrow, title }: { narrow: Narrow; title: string }) {
   );
 
   useFeedScrolling(scroller, list, list.anchor.value);
+  useEffect(() => {
+    if (blocks.length > 0) noteFeedDrawn();
+  }, [blocks.length > 0]);
   useReadMarking(scroller, list);
 
   const channel = narrowChannel(narrow);

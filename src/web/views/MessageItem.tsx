@@ -13,6 +13,7 @@ import { openProfile } from "./ProfileCard.js";
 import { messageLink } from "./links.js";
 import { showToast } from "./Toast.js";
 import { UserStatus } from "./UserStatus.js";
+import { noteMessageDrawn } from "../perf.js";
 
 /** Reactions grouped by emoji, in the order each was first added. */
 function groupReactions(reactions: readonly Reaction[]) {
@@ -47,6 +48,7 @@ export function MessageItem({ id, continued }: { id: number; continued: boolean 
   const [picker, setPicker] = useState(false);
   const [busy, setBusy] = useState(false);
   const content = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => noteMessageDrawn(id), []);
   useLayoutEffect(() => {
     if (content.current) enhanceContent(content.current);
   }, [message?.content, editing]);

@@ -1,7 +1,7 @@
 import { signal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { follow } from "./follow.js";
-import { client, queue } from "../app.js";
+import { client } from "../app.js";
 import type { Message, ServerEvent } from "../api/types.js";
 import { isMentioned } from "../model/narrow.js";
 import { navigate } from "../router.js";
@@ -53,34 +53,26 @@ function plainText(html: string): string {
 }
 
 /** Desktop notifications for direct messages and mentions while the tab is hidden. */
-export function useNotifications(): void {
-  useEffect(() => {
-    queue.onEvents = (events: readonly ServerEvent[]) => {
-      if (notificationPermission.value !== "granted" || document.visibilityState === "visible") return;
-      for (const event of events) {
-        if (event.type !== "message") continue;
-        const message = { ...event.message, flags: event.flags };
-        if (!wantsNotification(message)) continue;
-        const where =
-          message.type === "stream"
-            ? `#${client.world.channelName(message.stream_id!) ?? ""} › ${message.subject}`
-            : "Direct message";
-        const showContent =
-          message.type !== "private" ||
-          client.world.settings.value.pm_content_in_desktop_notifications !== false;
-        const notification = new Notification(`${message.sender_full_name} (${where})`, {
-          body: showContent ? plainText(message.content).slice(0, 300) : "New direct message",
-          tag: String(message.id),
-        });
-        notification.onclick = () => {
-          window.focus();
-          navigate(messageLink(message));
-          notification.close();
-        };
-      }
+export function notifyOf(events: readonly ServerEvent[]): void {
+  if (notificationPermission.value !== "granted" || document.visibilityState === "visible") return;
+  for (const event of events) {
+    if (event.type !== "message") continue;
+    const message = { ...event.message, flags: event.flags };
+    if (!wantsNotification(message)) continue;
+    const where =
+      message.type === "stream"
+        ? `#${client.world.channelName(message.stream_id!) ?? ""} › ${message.subject}`
+        : "Direct message";
+    const showContent =
+      message.type !== "private" || client.world.settings.value.pm_content_in_desktop_notifications !== false;
+    const notification = new Notification(`${message.sender_full_name} (${where})`, {
+      body: showContent ? plainText(message.content).slice(0, 300) : "New direct message",
+      tag: String(message.id),
+    });
+    notification.onclick = () => {
+      window.focus();
+      navigate(messageLink(message));
+      notification.close();
     };
-    return () => {
-      queue.onEvents = () => {};
-    };
-  }, []);
+  }
 }
