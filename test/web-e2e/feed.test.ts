@@ -127,6 +127,49 @@ describe("web client: the message feed", function () {
     expect(new Set(numbers).size).to.equal(numbers.length);
   });
 
+  it('shows a failed fetch of older messages with "Try again", never retrying by itself', async function () {
+    let older = 0;
+    await hamlet.page.route("**/json/messages?*", async (route) => {
+      if (!route.request().url().includes("num_before=100")) return route.continue();
+      older++;
+      await route.fulfill({
+        status: 500,
+        contentType: "application/json",
+        body: JSON.stringify({ result: "error", msg: "Internal server error", code: "BAD_REQUEST" }),
+      });
+    });
+    try {
+      await hamlet.page.goto(`${server.url}/${hash("Archive")}/near/${archive[59]}`);
+      await entry(60).waitFor();
+      await feed().hover();
+      const failed = feed().getByRole("alert").filter({ hasText: "Messages could not be loaded" });
+      while (!(await failed.isVisible())) await hamlet.page.mouse.wheel(0, -2000);
+      // More scrolling does not try again either: only the person's "Try again" does.
+      await hamlet.page.mouse.wheel(0, -2000);
+      const tries = older;
+      expect(tries).to.equal(1);
+      // Something else happens (an event comes and is drawn): the failed fetch was not made again meanwhile.
+      await sendToChannel(realm.users.othello!, ids.Denmark!, "meanwhile", "Meanwhile");
+      await hamlet.page
+        .getByRole("navigation", { name: "Channels" })
+        .getByRole("link", { name: "Denmark" })
+        .waitFor();
+      await expectEventually(
+        async () => (await descriptionOf(channelLinks().filter({ hasText: "Denmark" }))) !== "",
+      );
+      expect(older).to.equal(tries);
+    } finally {
+      await hamlet.page.unroute("**/json/messages?*");
+    }
+    await feed().getByRole("button", { name: "Try again" }).click();
+    await entry(1).waitFor();
+    await feed().getByRole("alert").waitFor({ state: "detached" });
+    // The failures were reported (500s the test made); nothing else went wrong.
+    const expected = (p: string) => p.includes("status of 500");
+    expect(hamlet.problems.filter((p) => !expected(p))).to.deep.equal([]);
+    hamlet.problems.splice(0);
+  });
+
   it("marks the whole channel read with 'Mark all as read'", async function () {
     const link = channelLinks().filter({ hasText: "Archive" });
     expect(Number(await descriptionOf(link))).to.be.greaterThan(0);

@@ -68,7 +68,11 @@ export function Feed({ narrow, title }: { narrow: Narrow; title: string }) {
     [ids],
   );
 
-  useFeedScrolling(scroller, list, list.anchor.value);
+  const retryAtEdge = useFeedScrolling(scroller, list, list.anchor.value);
+  const retry = () =>
+    list.ids.value.length === 0
+      ? void loadInitial(client, list, nearMessageId(narrow)).catch(() => undefined)
+      : retryAtEdge();
   useEffect(() => {
     if (blocks.length > 0) noteFeedDrawn();
   }, [blocks.length > 0]);
@@ -101,7 +105,10 @@ export function Feed({ narrow, title }: { narrow: Narrow; title: string }) {
         )}
         {list.error.value && (
           <p class="feed-edge error" role="alert">
-            Messages could not be loaded: {list.error.value}
+            Messages could not be loaded: {list.error.value}{" "}
+            <button type="button" class="text-button" onClick={retry}>
+              Try again
+            </button>
           </p>
         )}
         {empty && (

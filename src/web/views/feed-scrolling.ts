@@ -49,13 +49,15 @@ export function useFeedScrolling(
   scroller: { current: HTMLDivElement | null },
   list: MessageList,
   anchor: number | null,
-): void {
+): () => void {
   const positioned = useRef(false);
   const stickToBottom = useRef(false);
   const mark = useRef<Mark | null>(null);
 
-  const fetchAtEdges = (el: HTMLElement) => {
-    if (!positioned.current || list.loading.value !== null) return;
+  /** After a failed fetch only the person's "Try again" fetches again (never a loop of failures). */
+  const fetchAtEdges = (el: HTMLElement, retrying: boolean) => {
+    if (!positioned.current || list.loading.value !== null || (!retrying && list.error.value !== null))
+      return;
     if (el.scrollTop < EDGE_PX && !list.foundOldest.value)
       void loadOlder(client, list).catch(() => undefined);
     else if (el.scrollHeight - el.scrollTop - el.clientHeight < EDGE_PX && !list.foundNewest.value)
@@ -87,7 +89,7 @@ export function useFeedScrolling(
       }
     }
     mark.current = firstOnScreen(el);
-    fetchAtEdges(el);
+    fetchAtEdges(el, false);
   });
 
   useEffect(() => {
@@ -97,9 +99,14 @@ export function useFeedScrolling(
       if (!positioned.current) return;
       stickToBottom.current = atBottom(el);
       mark.current = firstOnScreen(el);
-      fetchAtEdges(el);
+      fetchAtEdges(el, false);
     };
     el.addEventListener("scroll", onScroll, { passive: true });
     return () => el.removeEventListener("scroll", onScroll);
   }, [list]);
+
+  /** The person's "Try again" after a failed fetch at an end. */
+  return () => {
+    if (scroller.current) fetchAtEdges(scroller.current, true);
+  };
 }
