@@ -223,7 +223,7 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     min: 0,
     max: 3600,
     description:
-      "On SIGTERM/SIGINT, how long in-flight requests get to finish before their connections are cut (those still running then get as long again to finish their work); event queues are saved either way.",
+      "On SIGTERM/SIGINT, how long the stop takes at most: in-flight requests get this less a short reserve (a quarter, 2 s at most) before their connections are cut and the work still running is abandoned; event queues are saved either way.",
   },
   session_idle_timeout_secs: {
     kind: "int",

@@ -50,12 +50,51 @@ function makeParam<T>(
 }
 
 export function parseJsonText(raw: string, name: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(raw) as unknown;
+    value = JSON.parse(raw) as unknown;
   } catch {
     throw badRequest(`${name} is not valid JSON`);
   }
+  if (holdsLoneSurrogate(raw, value)) throw badRequest(`${name} is not valid JSON`);
+  return value;
 }
+
+/**
+ * Whether JSON text parsed to `value` holds a lone surrogate in a string or key: JSON.parse
+ * takes "\ud800", which Zulip's JSON decoders (orjson, pydantic's) refuse as invalid JSON.
+ */
+export function holdsLoneSurrogate(raw: string, value: unknown): boolean {
+  return (SURROGATE_ESCAPE.test(raw) || !isWellFormed(raw)) && !wellFormedJson(value);
+}
+
+/** A \u escape of a surrogate (a pair's halves too): only then can parsed JSON hold a lone one. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/** Whether every string (and key) in a parsed JSON value is well-formed; iterative, for any depth. */
+function wellFormedJson(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === "string") {
+      if (!isWellFormed(item)) return false;
+    } else if (Array.isArray(item)) {
+      for (const child of item) pending.push(child);
+    } else if (item !== null && typeof item === "object") {
+      for (const [key, child] of Object.entries(item)) {
+        if (!isWellFormed(key)) return false;
+        pending.push(child);
+      }
+    }
+  }
+  return true;
+}
+
+// Node 20 has both; TypeScript's ES2023 library does not declare them yet.
+type WellFormedString = string & { isWellFormed(): boolean; toWellFormed(): string };
+
+/** No lone UTF-16 surrogate: the text has a UTF-8 form (and encodeURIComponent takes it). */
+export const isWellFormed = (text: string) => (text as WellFormedString).isWellFormed();
 
 // ---- value checks (for JSON-decoded values, at any depth) ----
 
@@ -287,6 +326,16 @@ export const pathInt = () =>
 export type ParamSpec = Record<string, Param<unknown>>;
 export type ParamValues<S extends ParamSpec> = { [K in keyof S]: S[K] extends Param<infer T> ? T : never };
 
+/**
+ * Every value and name is checked before any is read: a lone surrogate (from a JSON
+ * body's "\ud800", or an ill-formed percent-escape: http/percent-decoding.ts) has no
+ * UTF-8 form, and code further on (email checks, URL encoding) throws on it. Zulip's
+ * request parsing never hands a view such a string: its form decoding substitutes U+FFFD
+ * and its JSON decoder refuses lone surrogates (see parseJsonText).
+ */
+const illFormed = (name: string) =>
+  badRequest(`${(name as WellFormedString).toWellFormed()} is not valid UTF-8`);
+
 /** Parameter names every endpoint accepts without reporting them as ignored. */
 const GLOBAL_PARAMS = new Set(["client"]);
 
@@ -295,12 +344,14 @@ export function parseParams<S extends ParamSpec>(
   raw: ReadonlyMap<string, string>,
   pathParams: Readonly<Record<string, string>>,
 ): { values: ParamValues<S>; ignored: string[] } {
+  for (const [key, value] of raw) if (!isWellFormed(value) || !isWellFormed(key)) throw illFormed(key);
   const consumed = new Set<string>();
   const values: Record<string, unknown> = {};
   for (const { name, kind, keys } of compiled(spec)) {
     if (kind.inPath) {
       const value = pathParams[name];
       if (value === undefined) throw new Error(`route lacks path parameter ${name}`);
+      if (!isWellFormed(value)) throw illFormed(name);
       values[name] = kind.decode(value, name);
       continue;
     }

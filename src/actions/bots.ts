@@ -13,7 +13,8 @@ import type { RealmSnapshot } from "../world/realm.js";
 import { isOwnerRole, type Role } from "../world/roles.js";
 import { doIssueApiKey, doRevokeApiKeys } from "./api-keys.js";
 import { doSetBotConfig } from "./bot-config.js";
-import { reloadBot, sendBotOwnerUpdateEvents, sendBotUpdate } from "./bot-events.js";
+import { reloadBot, sendBotUpdate } from "./bot-events.js";
+import { doChangeBotOwner } from "./bot-owner.js";
 import {
   checkBotNameAvailable,
   checkFullName,
@@ -139,15 +140,17 @@ export async function checkUpdateBot(
   });
 }
 
-/** Gives the bot to another active human of the realm (Zulip's messages for the others). */
+/**
+ * Gives the bot to another active human of the realm (Zulip's messages for the others),
+ * taking from it what the new owner may not reach.
+ */
 async function changeBotOwner(app: App, tx: Tx, snapshot: RealmSnapshot, bot: UserRow, ownerId: number) {
   const owner = snapshot.user(ownerId);
   if (!owner) throw badRequest("Failed to change owner, no such user");
   if (!bool(owner.is_active)) throw badRequest("Failed to change owner, user is deactivated");
   if (bool(owner.is_bot)) throw badRequest("Failed to change owner, bots can't own other bots");
   const previous = bot.bot_owner_id === null ? undefined : snapshot.user(bot.bot_owner_id);
-  await tx.knex("users").where({ id: bot.id }).update({ bot_owner_id: owner.id });
-  await sendBotOwnerUpdateEvents(app, tx, await reloadBot(tx, bot.id), owner, previous);
+  await doChangeBotOwner(app, tx, await reloadBot(tx, bot.id), owner, previous);
 }
 
 /**

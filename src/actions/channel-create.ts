@@ -58,7 +58,7 @@ export async function checkCreateChannelInTx(
   if (typeof req.creation.folder_id === "number") checkFolderId(world.channels, req.creation.folder_id);
   checkTopicsPolicyPermission(world.realm, actor, req.creation.topics_policy);
   const settings = prepareChannelCreation(app, world, actor, req.creation);
-  const users = resolvePrincipals(world, req.subscribers);
+  const users = resolvePrincipals(app.config, world, actor, req.subscribers);
   const made = await doCreateChannel(app, tx, world, actor, {
     name,
     description: normalizeChannelDescription(req.description),

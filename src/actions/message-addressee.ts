@@ -1,13 +1,14 @@
 import type { Knex } from "knex";
+import type { Config } from "../config.js";
 import { RECIPIENT_TYPE, type ChannelRow } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { JsonableError, badRequest } from "../errors.js";
+import { userOrSystemBotByVisibleEmail } from "../lib/access-users.js";
 import { checkChannelName } from "../lib/channel-validation.js";
 import { isSystemBot } from "../lib/message-render.js";
 import type { MessageRecipient } from "../lib/prepared-message.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { escapeHtml } from "../lib/search.js";
-import { canSeeDeliveryEmail } from "../permissions/email-visibility.js";
 import { userHasChannelPermission, userHasRealmPermission } from "../permissions/setting-permissions.js";
 import type { ChannelSnapshot } from "../world/channels.js";
 import type { RealmSnapshot } from "../world/realm.js";
@@ -86,18 +87,16 @@ export function directRecipientById(realm: RealmSnapshot, userId: number): UserR
   return user;
 }
 
-/** By API email, or by real email where the sender may see it. */
-export function directRecipientByEmail(realm: RealmSnapshot, sender: UserRow, email: string): UserRow {
-  const key = email.toLowerCase();
-  const user = realm.userByEmail(email) ?? realm.systemBots.find((bot) => bot.email.toLowerCase() === key);
-  if (
-    user &&
-    (user.email.toLowerCase() === key ||
-      (user.delivery_email.toLowerCase() === key && canSeeDeliveryEmail(sender, user)))
-  ) {
-    return user;
-  }
-  throw badRequest(`Invalid email '${email}'`);
+/** By an email the sender may see (a hidden real one is as invalid as an unknown one). */
+export function directRecipientByEmail(
+  config: Config,
+  realm: RealmSnapshot,
+  sender: UserRow,
+  email: string,
+): UserRow {
+  const user = userOrSystemBotByVisibleEmail(config, realm, sender, email);
+  if (!user) throw badRequest(`Invalid email '${email}'`);
+  return user;
 }
 
 /** Zulip's check_can_send_direct_message. */

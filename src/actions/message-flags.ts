@@ -294,7 +294,7 @@ export async function checkUpdateMessageFlagsForNarrow(
   checkRange(numBefore, numAfter, window.includeAnchor);
   return app.db.transaction(async (tx) => {
     const world = await loadWorld(app, tx.knex, realm);
-    const scope = { knex: tx.knex, world, user };
+    const scope = { knex: tx.knex, world, user, config: app.config };
     const narrow = await resolveNarrow(scope, narrowTerms);
     const anchor = await resolveAnchor(scope, narrow, requested);
     const range = await fetchRange(

@@ -245,7 +245,9 @@ export async function prepareMessage(
   const to = req.to !== undefined ? extractDirectRecipients(req.to) : [];
   if (to.length === 0) throw badRequest("Message must have recipients");
   const recipients = to.map((key) =>
-    typeof key === "number" ? directRecipientById(realm, key) : directRecipientByEmail(realm, sender, key),
+    typeof key === "number"
+      ? directRecipientById(realm, key)
+      : directRecipientByEmail(app.config, realm, sender, key),
   );
   const content = normalizeContent(req.content);
   for (const user of recipients) {

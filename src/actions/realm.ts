@@ -1,4 +1,5 @@
 import { insertReturningId } from "../db/insert.js";
+import { bool, type RealmRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
 import { REALM_GROUP_SETTINGS, REALM_GROUP_SETTING_NAMES } from "../permissions/setting-registry.js";
@@ -23,8 +24,8 @@ export interface CreateRealmInput {
 
 /**
  * Creates a realm with its system groups (nested owners ⊂ administrators ⊂ ... ⊂
- * internet), the realm's permission settings at their defaults, and its settings for
- * new users.
+ * internet), the realm's permission settings at their defaults, read receipts as Zulip
+ * sets them for a new organization, and its settings for new users.
  */
 export async function doCreateRealm(tx: Tx, input: CreateRealmInput): Promise<number> {
   const name = input.name.trim();
@@ -65,8 +66,25 @@ export async function doCreateRealm(tx: Tx, input: CreateRealmInput): Promise<nu
       return [`${s}_id`, id(defaultGroup)];
     }),
   );
-  await tx.knex("realms").where({ id: realmId }).update(settings);
+  await tx
+    .knex("realms")
+    .where({ id: realmId })
+    .update({ ...settings, ...(await readReceiptsDefault(tx, realmId)) });
   // The settings new users get start at Zulip's defaults (the table's column defaults).
   await tx.knex("realm_user_settings_defaults").insert({ realm_id: realmId });
   return realmId;
+}
+
+/**
+ * Zulip's do_create_realm: closed organizations (invitations required, or emails
+ * restricted to domains) usually want read receipts, so they start with them on; the
+ * column's default (off) stays for the others. The realm's columns say which it is.
+ */
+async function readReceiptsDefault(tx: Tx, realmId: number): Promise<Pick<RealmRow, "enable_read_receipts">> {
+  const realm = await tx
+    .knex<RealmRow>("realms")
+    .where({ id: realmId })
+    .first("invite_required", "emails_restricted_to_domains");
+  const closed = bool(realm!.invite_required) || bool(realm!.emails_restricted_to_domains);
+  return { enable_read_receipts: closed };
 }

@@ -1,4 +1,5 @@
 import type { App } from "../app.js";
+import type { Config } from "../config.js";
 import type { ChannelRow, SubscriptionRow } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
@@ -13,6 +14,7 @@ import {
   isChannelViewer,
   type ChannelWorld,
 } from "../permissions/channel-access.js";
+import { userByVisibleEmail } from "../lib/access-users.js";
 import { checkChannelName, checkColor, normalizeChannelDescription } from "../lib/channel-validation.js";
 import { isGuestRole } from "../world/roles.js";
 import { presentChannel, presentSubscription } from "../presenters/channels.js";
@@ -298,16 +300,21 @@ export async function doSubscribeToDefaultChannels(app: App, tx: Tx, user: UserR
 export type Principal = number | string;
 
 /**
- * Users named by ID or API email (Zulip's bulk_principals_to_user_profiles): every one
- * must exist ("No such user"), then be active ("User is deactivated"). Bots are fine.
+ * Users named by ID or by an email the actor may see (Zulip's
+ * bulk_principals_to_user_profiles): every one must exist ("No such user", also for a
+ * hidden real email), then be active ("User is deactivated"). Bots are fine.
  */
-export function resolvePrincipals(world: ChannelWorld, principals: readonly Principal[]): UserRow[] {
-  const users = principals.map((principal) => {
-    if (typeof principal === "number") return world.realm.user(principal);
-    const email = principal.trim().toLowerCase();
-    const user = world.realm.userByEmail(email);
-    return user && user.email.toLowerCase() === email ? user : undefined;
-  });
+export function resolvePrincipals(
+  config: Config,
+  world: ChannelWorld,
+  actor: UserRow,
+  principals: readonly Principal[],
+): UserRow[] {
+  const users = principals.map((principal) =>
+    typeof principal === "number"
+      ? world.realm.user(principal)
+      : userByVisibleEmail(config, world.realm, actor, principal),
+  );
   if (users.some((u) => u === undefined)) throw badRequest("No such user");
   const unique = [...new Map(users.map((u) => [u!.id, u!])).values()];
   if (unique.some((u) => !bool(u.is_active))) throw badRequest("User is deactivated");
@@ -405,7 +412,7 @@ async function doSubscribeRequest(
   if (subscribingOthers && authorized.some((c) => !canAddSubscribers(world.realm, actor, c))) {
     throw insufficientPermission();
   }
-  const users = subscribingOthers ? resolvePrincipals(world, principals) : [actor];
+  const users = subscribingOthers ? resolvePrincipals(app.config, world, actor, principals) : [actor];
   if (req.creation.is_default_stream && created.length > 0) {
     await doAddDefaultChannels(app, tx, world, created);
   }
@@ -486,7 +493,8 @@ async function doUnsubscribeRequest(
   names: readonly string[],
   principals: readonly Principal[] | undefined,
 ): Promise<UnsubscribeResult> {
-  const users = principals && principals.length > 0 ? resolvePrincipals(world, principals) : [actor];
+  const users =
+    principals && principals.length > 0 ? resolvePrincipals(app.config, world, actor, principals) : [actor];
   const unsubscribingOthers = users.some((u) => u.id !== actor.id && u.bot_owner_id !== actor.id);
   const stripped = names.map((n) => n.trim());
   for (const name of stripped) checkChannelName(name);

@@ -24,6 +24,7 @@ import { channelViewerIds } from "../permissions/channel-access.js";
 import { botAdministratorIds, canAdministerBot, mayCreateBot } from "../permissions/bots.js";
 import { realmBotEvents } from "../presenters/events/bots.js";
 import { reloadBot, sendBotOwnerUpdateEvents, sendBotUpdate } from "./bot-events.js";
+import { doClearDefaultChannelsHiddenFrom, doRemoveBotFromChannelsHiddenFrom } from "./bot-owner.js";
 import { doEndUserSessions } from "./sessions.js";
 import { BOT_TYPE } from "../world/bots.js";
 
@@ -537,7 +538,7 @@ export async function checkDeactivateUser(
 
 /**
  * Reactivates a user. A bot whose owner is deactivated passes to the user reactivating
- * it (never to the operator), as in Zulip.
+ * it (never to the operator), as in Zulip, keeping only what they may reach (bot-owner.ts).
  */
 export async function doReactivateUser(
   app: App,
@@ -554,7 +555,10 @@ export async function doReactivateUser(
     actor !== "operator" &&
     previousOwner !== undefined &&
     !bool(previousOwner.is_active);
-  if (ownerChanges) await tx.knex("users").where({ id: target.id }).update({ bot_owner_id: actor.id });
+  if (ownerChanges) {
+    await doClearDefaultChannelsHiddenFrom(app, tx, await reloadBot(tx, target.id), actor);
+    await tx.knex("users").where({ id: target.id }).update({ bot_owner_id: actor.id });
+  }
   tx.afterCommit(() => app.realms.invalidate(target.realm_id));
   tx.sendEventOnCommit(target.realm_id, realmUserEvents.update({ user_id: target.id, is_active: true }), [
     ...activeUserIds(snapshot),
@@ -567,6 +571,8 @@ export async function doReactivateUser(
   }
   sendMembershipEventsForActivation(tx, snapshot, target.id, true);
   await sendSubscriberActivationEvents(app, tx, snapshot, target.id, "peer_add");
+  // Back in its channels, the bot leaves those its new owner may not read.
+  if (ownerChanges) await doRemoveBotFromChannelsHiddenFrom(app, tx, await reloadBot(tx, target.id), actor);
 }
 
 /**

@@ -2,11 +2,11 @@ import { checkRemoveBotStorage, checkSetBotStorage } from "../actions/bot-storag
 import { defineEndpoint } from "../http/endpoint.js";
 import { readBotStorage } from "../lib/bot-storage.js";
 import { check, p } from "../params.js";
-import { requireBotUser } from "../permissions/bots.js";
 
 /**
- * Bot storage (python zulip_bots' bot_handler.storage): each bot's own string entries.
- * Only the bot itself reaches them: people (the bot's owner included) are refused.
+ * Bot storage (python zulip_bots' bot_handler.storage): string entries keyed by the
+ * caller, as in Zulip, which has no bots-only rule: a person has storage of their own
+ * and never reaches a bot's (their own bots' included).
  */
 
 export const updateBotStorage = defineEndpoint({
@@ -26,7 +26,6 @@ export const getBotStorage = defineEndpoint({
   auth: "user",
   params: { keys: p.listOf(check.str()).optional() },
   async handler({ app, user, params }) {
-    requireBotUser(user);
     return { storage: await readBotStorage(app.knex, user.id, params.keys ?? null) };
   },
 });

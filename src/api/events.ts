@@ -1,5 +1,5 @@
 import { badRequest } from "../errors.js";
-import { checkEventNarrow } from "../lib/narrow/event-filter.js";
+import { checkEventNarrow, eventNarrowFor } from "../lib/narrow/event-filter.js";
 import { fetchInitialState } from "../queries/register.js";
 import { captureRegisterSources } from "../queries/register-capture.js";
 import { isGuestRole } from "../world/roles.js";
@@ -71,7 +71,7 @@ export const register = defineEndpoint({
     // Deprecated Zulip name of idle_queue_timeout, still sent by old clients.
     queue_lifespan_secs: p.int({ min: 0 }).optional(),
   },
-  async handler({ app, user, sessionId, params, request }) {
+  async handler({ app, user, realm, sessionId, params, request }) {
     // Guests may not read every public channel (Zulip's can_access_public_streams).
     if (params.all_public_streams && isGuestRole(user.role)) {
       throw badRequest("User not authorized for this query");
@@ -91,7 +91,7 @@ export const register = defineEndpoint({
       clientGravatar: params.client_gravatar,
       slimPresence: params.slim_presence,
       allPublicStreams: params.all_public_streams,
-      narrow: params.narrow,
+      narrow: eventNarrowFor(app.config, realm, user, params.narrow),
       capabilities,
       idleTimeoutSecs,
       clientName: request.clientName,

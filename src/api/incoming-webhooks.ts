@@ -10,6 +10,7 @@ import { findIntegration, type IncomingWebhookIntegration } from "../lib/integra
 import { malformedJson } from "../lib/integrations/errors.js";
 import type { WebhookInput } from "../lib/integrations/types.js";
 import { Wild } from "../lib/integrations/wild.js";
+import { holdsLoneSurrogate, parseJsonText } from "../params.js";
 
 /**
  * POST /api/v1/external/{integration}: a third-party service's webhook, posted as the
@@ -39,11 +40,14 @@ function requestParams(ctx: Context, body: string): Map<string, string> {
 }
 
 function parseJson(text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw malformedJson();
   }
+  if (holdsLoneSurrogate(text, value)) throw malformedJson();
+  return value;
 }
 
 /** The payload: the JSON body, or for Slack-style integrations a form's `payload` field. */
@@ -64,12 +68,7 @@ function eventFilter(params: Map<string, string>): (eventType: string) => boolea
   const patterns = (name: string): RegExp[] | null => {
     const raw = params.get(name);
     if (raw === undefined) return null;
-    let list: unknown;
-    try {
-      list = JSON.parse(raw);
-    } catch {
-      throw badRequest(`${name} is not valid JSON`);
-    }
+    const list = parseJsonText(raw, name);
     if (!Array.isArray(list) || !list.every((p) => typeof p === "string")) {
       throw badRequest(`${name} is not a list`);
     }

@@ -27,7 +27,7 @@ import { loadWorld } from "../cache/world.js";
 
 async function scopeOf(ctx: AuthedContext<unknown>): Promise<NarrowScope> {
   const { app, realm, user } = ctx;
-  return { knex: app.knex, world: await loadWorld(app, app.knex, realm), user };
+  return { knex: app.knex, world: await loadWorld(app, app.knex, realm), user, config: app.config };
 }
 
 /** What message_ids excludes (Zulip's IncompatibleParametersError, in its order). */

@@ -4,8 +4,10 @@ import type { Config } from "../config.js";
 import { realmUrl } from "../config.js";
 import type { Logger } from "../logger.js";
 import { closeApp, createApp, dropAllCaches, startEvents } from "../server/create-app.js";
+import { stopGracefully } from "../server/graceful-stop.js";
 import { listen, type RunningServer } from "../server/listen.js";
 import { CliError, CliFailure } from "./output.js";
+import { armShutdownWatchdog } from "./shutdown-watchdog.js";
 
 /**
  * `serve --workers N`: N processes on one port (node:cluster; the primary accepts and
@@ -153,8 +155,9 @@ export async function runWorker(
     process.once("SIGINT", () => resolve());
     process.once("disconnect", () => resolve()); // the primary is gone
   });
-  await running.close();
-  await closeApp(app);
+  const watchdog = armShutdownWatchdog(logger, config.shutdown_timeout_secs * 1000);
+  await stopGracefully(app, running, false);
   // The channel to the primary would keep this process alive.
   if (process.connected) process.disconnect();
+  watchdog.stopped();
 }

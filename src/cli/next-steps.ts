@@ -56,12 +56,13 @@ export function printFirstRun(realmName: string, result: InitResult, options: Fi
   printLine(`  or, on this machine: ${chatd} api-key --email alice@example.com`);
   printLine("  Your zuliprc (save it as ~/.zuliprc for the python bindings, zulip-send and bots):");
   printLine(indent(zuliprc(result.email, result.api_key, url), "    "));
-  printLine("  Clients that work with this server:");
+  printLine(`  Open ${url}/ in a browser and log in: that is the web client.`);
+  printLine("  Other clients that work with this server:");
   printLine(`    - the Zulip mobile app and zulip-terminal: enter ${url}, then your email and password;`);
   printLine(
     `    - the python bindings (pip install zulip): zulip-send --stream ${DEFAULT_CHANNEL.name} --subject hello --message "Hi!";`,
   );
   printLine("    - bots (pip install zulip_bots): zulip-run-bot <bot> --config-file ~/.zuliprc;");
   printLine("    - zulip-js, and scripts written against Zulip's REST API.");
-  printLine(`  Open ${url}/ in a browser for the same instructions.`);
+  printLine(`  ${url}/help/clients shows how to connect each of them.`);
 }

@@ -5,11 +5,13 @@ import { lockDataDir } from "../db/server-lock.js";
 import { createLogger } from "../logger.js";
 import { closeApp, createApp, startEvents } from "../server/create-app.js";
 import { realmUrl } from "../config.js";
+import { stopGracefully } from "../server/graceful-stop.js";
 import { listen, type RunningServer } from "../server/listen.js";
 import { prepareDataDir } from "./context.js";
 import { failureWhile } from "./failures.js";
 import { CliFailure } from "./output.js";
 import { isClusterWorker, refuseSqliteWorkers, runPrimary, runWorker } from "./cluster.js";
+import { armShutdownWatchdog } from "./shutdown-watchdog.js";
 import { releaseAfterStartup, releaseWhenBusy } from "./young-generation.js";
 
 /**
@@ -105,10 +107,10 @@ function listenFailure(config: Config, err: unknown): unknown {
 }
 
 /**
- * Serves until SIGINT/SIGTERM, then shuts down gracefully: stop accepting, release
- * parked long-polls, close keep-alive connections after their current response, finish
- * in-flight requests (for at most shutdown_timeout_secs), save event queues, close the
- * database. Clients continue with the same queues after a restart.
+ * Serves until SIGINT/SIGTERM, then shuts down gracefully within shutdown_timeout_secs
+ * (server/graceful-stop.ts): stop accepting, release parked long-polls, close keep-alive
+ * connections after their current response, finish in-flight requests, save event queues,
+ * close the database. Clients continue with the same queues after a restart.
  */
 async function serveUntilSignal(app: App): Promise<void> {
   let running: RunningServer;
@@ -136,7 +138,8 @@ async function serveUntilSignal(app: App): Promise<void> {
     process.on("SIGINT", onInt);
     process.on("SIGTERM", onTerm);
   });
-  await running.close();
-  await closeApp(app, { saveQueues: true });
+  const watchdog = armShutdownWatchdog(app.logger, app.config.shutdown_timeout_secs * 1000);
+  await stopGracefully(app, running, true);
   app.logger.info("chatd stopped");
+  watchdog.stopped();
 }

@@ -71,8 +71,11 @@ export class Db {
   /** Read transactions that may hold a reader connection while waiting for the write lock. */
   private readonly earlySnapshots: Semaphore | null;
 
+  private writesClosed = false;
+
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.writeLock.run(async () => {
+      if (this.writesClosed) throw new Error("the server is stopping: no more writes");
       for (let attempt = 1; ; attempt++) {
         let began = false;
         try {
@@ -118,6 +121,19 @@ export class Db {
     if (this.outbox) return result;
     for (const [realmId, event, recipients] of events) this.sink.send(realmId, event, recipients);
     return result;
+  }
+
+  /**
+   * A stopping server, before it saves its event queues: the transactions already waiting
+   * for the write lock commit (their events published), every later one is refused. Work
+   * abandoned at the shutdown deadline (a request whose connection was cut, a background
+   * job) then cannot commit after the queues were saved, stored with its events lost.
+   */
+  closeWrites(): Promise<void> {
+    return this.writeLock.run(() => {
+      this.writesClosed = true;
+      return Promise.resolve();
+    });
   }
 
   /**

@@ -1,7 +1,9 @@
+import { Writable } from "node:stream";
 import type { Context, Middleware } from "koa";
 import { JsonableError, badRequest, rateLimitHit } from "../errors.js";
 import { ConcurrencyGate } from "../lib/concurrency-gate.js";
 import { BodyReadError, bodyRefusal, readBodyText } from "./body-text.js";
+import { formEntries } from "./percent-decoding.js";
 import { drainRequest } from "./reclaim.js";
 
 /**
@@ -81,6 +83,10 @@ async function parseMultipart(
     maxFieldsSize: limitBytes,
     maxFiles: 0,
     allowEmptyFiles: false,
+    // A file part is refused, yet formidable would create a file for it in the system's
+    // temporary directory, and one for every part it had already read past the refusal
+    // (hundreds per request, never removed): with this it writes none anywhere.
+    fileWriteStreamHandler: () => new Writable({ write: (_chunk, _encoding, done) => done() }),
   });
   const [fields] = await form.parse(ctx.req);
   return fields;
@@ -98,7 +104,7 @@ function koaBodyShape(body: ParsedBody): unknown {
       if (values) shaped[key] = values.length === 1 ? values[0]! : values;
     return shaped;
   }
-  for (const [key, value] of new URLSearchParams(body.text)) {
+  for (const [key, value] of formEntries(body.text)) {
     const seen = shaped[key];
     shaped[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
   }
@@ -144,10 +150,7 @@ function bodyError(err: Error & { httpCode?: number }): JsonableError {
  */
 export function requestParams(ctx: Context): Map<string, string> {
   const params = new Map<string, string>();
-  for (const [key, value] of Object.entries(ctx.query)) {
-    const last = Array.isArray(value) ? value[value.length - 1] : value;
-    if (last !== undefined) params.set(key, last);
-  }
+  for (const [key, value] of formEntries(ctx.querystring)) params.set(key, value);
   for (const [key, value] of bodyEntries(ctx)) params.set(key, value);
   return params;
 }
@@ -157,7 +160,7 @@ function* bodyEntries(ctx: Context): Iterable<[string, string]> {
   if (body === undefined) return;
   if (body.kind === "form") {
     const entries = new Map<string, string>();
-    for (const [key, value] of new URLSearchParams(body.text)) entries.set(key, value);
+    for (const [key, value] of formEntries(body.text)) entries.set(key, value);
     yield* entries;
     return;
   }

@@ -10,7 +10,7 @@ import { viaSession } from "./prefixes.js";
 import { koaExchange, type Exchange } from "./exchange.js";
 import { parseParams, type ParamSpec, type ParamValues } from "../params.js";
 import { encodeWithRawJson } from "../lib/raw-json.js";
-import { discardUploads, receiveUpload, type UploadLimits, type UploadedFile } from "./upload.js";
+import { receiveUpload, type UploadLimits, type UploadedFile } from "./upload.js";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
@@ -161,7 +161,7 @@ export function defineEndpoint<A extends AuthLevel, S extends ParamSpec>(spec: E
       });
       return await successBody(data, parsed.ignored);
     } finally {
-      await discardUploads(upload);
+      await upload.discard();
     }
   };
   return {

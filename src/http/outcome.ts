@@ -22,7 +22,7 @@ export function failure(app: App, method: string, path: string, err: unknown): F
         : err.headers;
     return { status: err.status, headers, body: err.toBody() };
   }
-  app.logger.error(`${method} ${path} failed`, err);
+  app.logger.error(`${method} ${loggablePath(path)} failed`, err);
   return {
     status: 500,
     headers: {},
@@ -32,8 +32,8 @@ export function failure(app: App, method: string, path: string, err: unknown): F
 
 /**
  * The request's log line (callers build it only when info is logged: a line costs more
- * than the rest of GET /users/me's logging). Path only: query strings and bodies may
- * carry credentials.
+ * than the rest of GET /users/me's logging). Path only, and that made loggable: query
+ * strings and bodies may carry credentials.
  */
 export function logRequest(
   app: App,
@@ -45,5 +45,34 @@ export function logRequest(
 ): void {
   const ms = (performance.now() - startedMs).toFixed(1);
   const who = typeof userId === "number" ? ` user=${userId}` : "";
-  app.logger.info(`${method} ${path} ${status} ${ms}ms${who}`);
+  app.logger.info(`${method} ${loggablePath(path)} ${status} ${ms}ms${who}`);
+}
+
+const TEMPORARY = "/user_uploads/temporary/";
+
+/**
+ * A request path as logs may keep it. A temporary file URL's token is a credential (it
+ * serves the file without a login), so it is replaced, also when the request failed, and
+ * whichever way the path spells it: user-uploads.ts decodes each segment (`temporar%79`
+ * is `temporary`, `%41` is the token's `A`). The file name stays.
+ */
+export function loggablePath(path: string): string {
+  if (!path.startsWith(TEMPORARY) && !(path.includes("%") || path.includes("//"))) return path;
+  const segments = path.split("/").filter((segment) => segment !== "");
+  if (
+    decodedSegment(segments[0] ?? "") !== "user_uploads" ||
+    decodedSegment(segments[1] ?? "") !== "temporary"
+  ) {
+    return path;
+  }
+  const name = segments.length > 3 ? `/${segments[segments.length - 1]}` : "";
+  return `${TEMPORARY}[redacted]${name}`;
+}
+
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

@@ -3,6 +3,7 @@ import type { App } from "../app.js";
 import type { RouteEntry } from "./endpoint.js";
 import type { Exchange } from "./exchange.js";
 import { jsonBody } from "./json-body.js";
+import { formEntries } from "./percent-decoding.js";
 import { failure, logRequest } from "./outcome.js";
 import type { Router } from "./router.js";
 import { apiPath, viaSession } from "./prefixes.js";
@@ -95,7 +96,7 @@ function send(res: ServerResponse, status: number, body: Record<string, unknown>
 /** A request over plain Node; parameters come from the query string alone (no body). */
 class PlainExchange implements Exchange {
   userId: number | undefined;
-  private search: URLSearchParams | null = null;
+  private entries: Iterable<[string, string]> | null = null;
 
   constructor(
     readonly req: IncomingMessage,
@@ -111,17 +112,19 @@ class PlainExchange implements Exchange {
 
   params(): Map<string, string> {
     const params = new Map<string, string>();
-    if (this.query !== "") for (const [key, value] of this.searchParams()) params.set(key, value);
+    if (this.query !== "") for (const [key, value] of this.queryEntries()) params.set(key, value);
     // Read once per request: a parked long-poll need not keep the parsed query as well.
-    this.search = null;
+    this.entries = null;
     return params;
   }
 
   clientParam(): string | undefined {
     if (this.query === "") return undefined;
     // Given twice, Koa's query holds a list: no client name from it.
-    const given = this.searchParams().getAll("client");
-    return given.length === 1 ? given[0] : undefined;
+    let client: string | undefined;
+    let given = 0;
+    for (const [key, value] of this.queryEntries()) if (key === "client" && given++ === 0) client = value;
+    return given === 1 ? client : undefined;
   }
 
   setHeaders(headers: Record<string, string>): void {
@@ -132,7 +135,7 @@ class PlainExchange implements Exchange {
     this.userId = userId;
   }
 
-  private searchParams(): URLSearchParams {
-    return (this.search ??= new URLSearchParams(this.query));
+  private queryEntries(): Iterable<[string, string]> {
+    return (this.entries ??= formEntries(this.query));
   }
 }

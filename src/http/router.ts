@@ -1,4 +1,5 @@
 import type { HttpMethod, RouteEntry } from "./endpoint.js";
+import { decodePathSegment } from "./percent-decoding.js";
 
 /**
  * The route table under /api/v1. As in Zulip, where a URL is resolved before its method
@@ -60,14 +61,6 @@ function parseTemplate(endpoint: RouteEntry): Segment[] {
     });
 }
 
-function decode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
 /** The route's parameters if it matches; `strict` makes integer parameters digits only. */
 function match(route: Route, parts: readonly string[], strict: boolean): Record<string, string> | null {
   const params: Record<string, string> = {};
@@ -77,7 +70,7 @@ function match(route: Route, parts: readonly string[], strict: boolean): Record<
     if (segment.kind === "rest") {
       const rest = parts.slice(i).join("/");
       if (rest === "") return null;
-      params[segment.name] = decode(rest);
+      params[segment.name] = decodePathSegment(rest);
       return params;
     }
     const part = parts[i];
@@ -86,7 +79,7 @@ function match(route: Route, parts: readonly string[], strict: boolean): Record<
       if (part !== segment.text) return null;
     } else {
       if (part === "" || (strict && segment.int && !/^\d+$/.test(part))) return null;
-      params[segment.name] = decode(part);
+      params[segment.name] = decodePathSegment(part);
     }
   }
   return parts.length === segments.length ? params : null;

@@ -1,10 +1,12 @@
-import { rm } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { errors as FormidableErrorCodes } from "formidable";
 import { JsonableError, badRequest } from "../errors.js";
 import type { UploadLimits, UploadedFile } from "../lib/uploads/uploaded-file.js";
 import { drainRequest, noteBodyBytes } from "./reclaim.js";
+import { UploadTempFiles } from "./upload-temp-files.js";
+
+export { removeAbandonedUploads } from "./upload-temp-files.js";
 
 export type { UploadLimits, UploadedFile };
 
@@ -19,6 +21,8 @@ export type { UploadLimits, UploadedFile };
 export interface ReceivedUpload {
   readonly fields: Map<string, string>;
   readonly files: UploadedFile[];
+  /** Removes the temporary files the handler did not move into the store. */
+  discard(): Promise<void>;
 }
 
 const MAX_FIELDS_BYTES = 1024 * 1024;
@@ -32,6 +36,7 @@ export async function receiveUpload(
 ): Promise<ReceivedUpload> {
   // Loaded on the first upload: an idle server does not hold the multipart parser.
   const { default: formidable, errors: formidableErrors } = await import("formidable");
+  const temp = new UploadTempFiles();
   const form = formidable({
     uploadDir: tempDir,
     maxFiles: MAX_FILES,
@@ -43,15 +48,23 @@ export async function receiveUpload(
     minFileSize: 0,
     hashAlgorithm: "sha256",
     filename: () => `upload-${randomBytes(12).toString("hex")}`,
+    // formidable's own files are created 0644 and outlive a refusal (see http/upload-temp-files.ts).
+    fileWriteStreamHandler: (file) => temp.create((file as unknown as { filepath: string }).filepath),
+  });
+  // Synchronous with the refusal: a part the parser hands over afterwards gets no file.
+  let refused = false;
+  form.on("error", () => {
+    refused = true;
+    temp.refuse();
   });
   // A part with a file name is a file, as Django has it, even without a Content-Type
   // (python-zulip-api's upload_file sends none); formidable would read it as a text field.
+  // Parts read past a refusal are dropped unread.
   form.onPart = (part) => {
+    if (refused) return;
     if (part.originalFilename && !part.mimetype) part.mimetype = "application/octet-stream";
     form._handlePart(part);
   };
-  const written: string[] = [];
-  form.on("fileBegin", (_name, file) => written.push(file.filepath));
   let received = 0;
   form.on("progress", (bytesReceived) => {
     noteBodyBytes(bytesReceived - received);
@@ -72,17 +85,13 @@ export async function receiveUpload(
       const last = values?.[values.length - 1];
       if (last !== undefined) flat.set(key, last);
     }
-    return { fields: flat, files: received };
+    return { fields: flat, files: received, discard: () => temp.removeAll() };
   } catch (err) {
     drainRequest(req);
-    await Promise.all(written.map((path) => rm(path, { force: true })));
+    // Before answering: the client may not see its refusal while a file of it remains.
+    await temp.removeAll();
     throw uploadError(err as Error & { code?: number; httpCode?: number }, limits, formidableErrors);
   }
-}
-
-/** Removes the temporary files a handler did not move into the store. */
-export async function discardUploads(upload: ReceivedUpload): Promise<void> {
-  await Promise.all(upload.files.map((file) => rm(file.path, { force: true })));
 }
 
 function uploadError(

@@ -13,20 +13,52 @@ export function accessUserById(realm: RealmSnapshot, userId: number): UserRow {
 }
 
 /**
- * A user by real email (only if the viewer may see it: hidden and missing look the
- * same) or by the dummy address user{id}@{host}, which works for everyone.
+ * The user an email from a caller's input names, for `viewer`: the dummy address
+ * user{id}@{host} or the API email (both shown to everyone), or the real email only
+ * where the viewer may see it. A hidden real email is answered exactly as an address
+ * nobody has (undefined), so lookups are no oracle for who has which address. Every
+ * API lookup of a user by email goes through this one rule (Zulip's access_user_by_email).
  */
+export function userByVisibleEmail(
+  config: Config,
+  realm: RealmSnapshot,
+  viewer: UserRow,
+  email: string,
+): UserRow | undefined {
+  const key = email.trim().toLowerCase();
+  const dummyId = userIdFromDummyEmail(key, emailHost(config));
+  if (dummyId !== null) return realm.user(dummyId);
+  const target = realm.userByEmail(key);
+  if (!target) return undefined;
+  if (target.email.toLowerCase() === key) return target;
+  return target.delivery_email.toLowerCase() === key && canSeeDeliveryEmail(viewer, target)
+    ? target
+    : undefined;
+}
+
+/** As userByVisibleEmail, system bots too (Zulip's get_user_including_cross_realm). */
+export function userOrSystemBotByVisibleEmail(
+  config: Config,
+  realm: RealmSnapshot,
+  viewer: UserRow,
+  email: string,
+): UserRow | undefined {
+  const key = email.trim().toLowerCase();
+  return (
+    realm.systemBots.find((bot) => bot.email.toLowerCase() === key) ??
+    userByVisibleEmail(config, realm, viewer, email)
+  );
+}
+
+/** userByVisibleEmail, or "No such user" (hidden and missing alike). */
 export function accessUserByEmail(
   config: Config,
   realm: RealmSnapshot,
   viewer: UserRow,
   email: string,
 ): UserRow {
-  const dummyId = userIdFromDummyEmail(email, emailHost(config));
-  if (dummyId !== null) return accessUserById(realm, dummyId);
-  const target = realm.userByEmail(email.trim());
-  if (!target || target.delivery_email.toLowerCase() !== email.trim().toLowerCase()) throw noSuchUser();
-  if (!canSeeDeliveryEmail(viewer, target)) throw noSuchUser();
+  const target = userByVisibleEmail(config, realm, viewer, email);
+  if (!target) throw noSuchUser();
   return target;
 }
 

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { isWellFormed } from "../params.js";
 
 // Only the email check, not the whole validator library (memory at start-up).
 const isEmail = (
@@ -16,5 +17,10 @@ export function userIdFromDummyEmail(email: string, host: string): number | null
   return Number.isSafeInteger(id) ? id : null;
 }
 
-/** Email syntax, by the `validator` package's RFC 5322-based check. */
-export const isValidEmail = (email: string) => isEmail(email, { allow_utf8_local_part: true });
+/**
+ * Email syntax, by the `validator` package's RFC 5322-based check. Its byte-length check
+ * throws URIError on a lone surrogate; the parameter layer refuses those first, and here
+ * such an address is simply not one (for callers that are not requests: the CLI).
+ */
+export const isValidEmail = (email: string) =>
+  isWellFormed(email) && isEmail(email, { allow_utf8_local_part: true });

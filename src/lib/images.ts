@@ -1,5 +1,7 @@
+import { availableParallelism } from "node:os";
 import type sharpFunction from "sharp";
-import { JsonableError } from "../errors.js";
+import { JsonableError, rateLimitHit } from "../errors.js";
+import { ConcurrencyGate } from "./concurrency-gate.js";
 
 /**
  * Image work with sharp (libvips), loaded on first use: reading an upload's header,
@@ -9,6 +11,22 @@ import { JsonableError } from "../errors.js";
 
 let sharpModule: Promise<{ default: typeof sharpFunction }> | undefined;
 const loadSharp = async () => (await (sharpModule ??= import("sharp"))).default;
+
+/**
+ * Each sharp operation runs on libuv's thread pool (4 threads), as do the sqlite3 driver's
+ * queries and file reads. A burst of images just under the bomb limit (a second or more
+ * each) queued behind the pool's threads the database work of everyone, a stopping
+ * server's last writes included (measured: 60 avatar uploads held a stop 20 s past its
+ * deadline). So, as for password hashes: one image operation per two cores at a time,
+ * process-wide, a few more wait, and beyond that the request is refused with Zulip's 429.
+ */
+const imageGate = new ConcurrencyGate(Math.max(1, Math.floor(availableParallelism() / 2)), 16, () =>
+  rateLimitHit(1, {}),
+);
+
+/** Runs image work with sharp when the gate lets it. */
+const withSharp = <T>(work: (sharp: typeof sharpFunction) => Promise<T>): Promise<T> =>
+  imageGate.run(async () => work(await loadSharp()));
 
 export const DEFAULT_AVATAR_SIZE = 100;
 export const MEDIUM_AVATAR_SIZE = 500;
@@ -37,38 +55,40 @@ export interface ImageInfo {
 /** The header of an image file (size after EXIF orientation, frames), or null if not one. */
 export async function readImageInfo(path: string, contentType: string): Promise<ImageInfo | null> {
   if (!THUMBNAIL_ACCEPT_IMAGE_TYPES.has(contentType)) return null;
-  const sharp = await loadSharp();
-  try {
-    const meta = await sharp(path, { limitInputPixels: false }).metadata();
-    if (!meta.width || !meta.height) return null;
-    const frames = meta.pages ?? 1;
-    const pixels = meta.width * (meta.pageHeight ?? meta.height) * Math.min(frames, 3);
-    if (pixels > IMAGE_BOMB_TOTAL_PIXELS) return null;
-    const rotated = (meta.orientation ?? 1) >= 5;
-    const height = meta.pageHeight ?? meta.height;
-    return rotated ? { width: height, height: meta.width, frames } : { width: meta.width, height, frames };
-  } catch {
-    return null;
-  }
+  return withSharp(async (sharp) => {
+    try {
+      const meta = await sharp(path, { limitInputPixels: false }).metadata();
+      if (!meta.width || !meta.height) return null;
+      const frames = meta.pages ?? 1;
+      const pixels = meta.width * (meta.pageHeight ?? meta.height) * Math.min(frames, 3);
+      if (pixels > IMAGE_BOMB_TOTAL_PIXELS) return null;
+      const rotated = (meta.orientation ?? 1) >= 5;
+      const height = meta.pageHeight ?? meta.height;
+      return rotated ? { width: height, height: meta.width, frames } : { width: meta.width, height, frames };
+    } catch {
+      return null;
+    }
+  });
 }
 
 /**
  * Zulip's resize_avatar: a size x size PNG, scaled so the shorter side fits and the
  * centre cropped (a 1x1000 image becomes its middle pixel, enlarged).
  */
-export async function resizeAvatar(input: Buffer, size: number): Promise<Buffer> {
-  const sharp = await loadSharp();
-  try {
-    const meta = await sharp(input, { limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS }).metadata();
-    if (!meta.width || !meta.height) throw new Error("no size");
-  } catch {
-    throw badImage("Could not decode image; did you upload an image file?");
-  }
-  return sharp(input, { limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS })
-    .rotate()
-    .resize(size, size, { fit: "cover", position: "centre" })
-    .png()
-    .toBuffer();
+export function resizeAvatar(input: Buffer, size: number): Promise<Buffer> {
+  return withSharp(async (sharp) => {
+    try {
+      const meta = await sharp(input, { limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS }).metadata();
+      if (!meta.width || !meta.height) throw new Error("no size");
+    } catch {
+      throw badImage("Could not decode image; did you upload an image file?");
+    }
+    return sharp(input, { limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS })
+      .rotate()
+      .resize(size, size, { fit: "cover", position: "centre" })
+      .png()
+      .toBuffer();
+  });
 }
 
 /** A thumbnail format, as Zulip names them ("840x560.webp", "840x560-anim.webp"). */
@@ -105,15 +125,16 @@ export async function makeThumbnail(
   input: Buffer,
   format: ThumbnailFormat,
 ): Promise<{ bytes: Buffer; stored: StoredThumbnail }> {
-  const sharp = await loadSharp();
-  const { data, info } = await sharp(input, {
-    animated: format.animated,
-    limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS,
-  })
-    .rotate()
-    .resize(format.maxWidth, format.maxHeight, { fit: "inside", withoutEnlargement: true })
-    .webp()
-    .toBuffer({ resolveWithObject: true });
+  const { data, info } = await withSharp((sharp) =>
+    sharp(input, {
+      animated: format.animated,
+      limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS,
+    })
+      .rotate()
+      .resize(format.maxWidth, format.maxHeight, { fit: "inside", withoutEnlargement: true })
+      .webp()
+      .toBuffer({ resolveWithObject: true }),
+  );
   return {
     bytes: data,
     stored: {
@@ -147,28 +168,29 @@ export const EMOJI_CONTENT_TYPES: ReadonlySet<string> = new Set(Object.keys(EMOJ
  * Zulip's resize_emoji: cropped to a centred size x size image in the uploaded format,
  * every frame kept; an animated emoji also gets a still PNG of its first frame.
  */
-export async function resizeEmoji(
+export function resizeEmoji(
   input: Buffer,
   contentType: keyof typeof EMOJI_OUTPUT,
   size = DEFAULT_EMOJI_SIZE,
 ): Promise<{ image: Buffer; still: Buffer | null }> {
-  const sharp = await loadSharp();
-  let frames: number;
-  try {
-    const meta = await sharp(input, { limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS }).metadata();
-    if (!meta.width || !meta.height) throw new Error("no size");
-    frames = meta.pages ?? 1;
-  } catch {
-    throw badImage("Could not decode image; did you upload an image file?");
-  }
-  const crop = (animated: boolean) =>
-    sharp(input, { animated, limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS })
-      .rotate()
-      .resize(size, size, { fit: "cover", position: "centre" });
-  const format = EMOJI_OUTPUT[contentType];
-  if (frames === 1) return { image: await crop(false).toFormat(format).toBuffer(), still: null };
-  return {
-    image: await crop(true).toFormat(format).toBuffer(),
-    still: await crop(false).png().toBuffer(),
-  };
+  return withSharp(async (sharp) => {
+    let frames: number;
+    try {
+      const meta = await sharp(input, { limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS }).metadata();
+      if (!meta.width || !meta.height) throw new Error("no size");
+      frames = meta.pages ?? 1;
+    } catch {
+      throw badImage("Could not decode image; did you upload an image file?");
+    }
+    const crop = (animated: boolean) =>
+      sharp(input, { animated, limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS })
+        .rotate()
+        .resize(size, size, { fit: "cover", position: "centre" });
+    const format = EMOJI_OUTPUT[contentType];
+    if (frames === 1) return { image: await crop(false).toFormat(format).toBuffer(), still: null };
+    return {
+      image: await crop(true).toFormat(format).toBuffer(),
+      still: await crop(false).png().toBuffer(),
+    };
+  });
 }

@@ -1,7 +1,8 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { rateLimitHit } from "../errors.js";
 import { ConcurrencyGate } from "./concurrency-gate.js";
+import { PasswordHashPool } from "./password-hash-pool.js";
 
 /** scrypt's cost parameters. Each hash records its own, so changing them breaks no login. */
 export interface ScryptParams {
@@ -14,31 +15,33 @@ export interface ScryptParams {
 export const SCRYPT_PARAMS: ScryptParams = { N: 16384, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
+/** One hash per two cores runs at a time. */
+const HASHES_AT_ONCE = Math.max(1, Math.floor(availableParallelism() / 2));
+
 /**
- * scrypt runs on libuv's thread pool (4 threads), as do the sqlite3 driver's queries: a
- * login flood would hold every thread and starve the database. So one hash per two cores
- * runs at a time (process-wide, like the pool), a few more wait, and beyond that a login
- * is refused at once with Zulip's 429 (clients retry after `retry-after`).
+ * A login flood must not slow what the server serves: one hash per two cores runs at a
+ * time (process-wide), a few more wait, and beyond that a login is refused at once with
+ * Zulip's 429 (clients retry after `retry-after`).
  */
-export const passwordHashGate = new ConcurrencyGate(
-  Math.max(1, Math.floor(availableParallelism() / 2)),
-  16,
-  () => rateLimitHit(1, {}),
-);
+export const passwordHashGate = new ConcurrencyGate(HASHES_AT_ONCE, 16, () => rateLimitHit(1, {}));
 
-function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
-  return passwordHashGate.run(() => scryptKey(password, salt, options));
-}
+/**
+ * Where the hashes run: low-priority worker processes, so hashing takes only the CPU the
+ * server leaves idle (in the server's thread pool it took cores from every request). The
+ * server's shutdown stops them (server/create-app.ts).
+ */
+export const passwordHashPool = new PasswordHashPool(HASHES_AT_ONCE);
 
-function scryptKey(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(
-      password.normalize("NFKC"),
-      salt,
-      KEY_LENGTH,
-      { ...options, maxmem: 64 * 1024 * 1024 },
-      (err, key) => (err ? reject(err) : resolve(key)),
-    ),
+function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
+  return passwordHashGate.run(() =>
+    passwordHashPool.hash({
+      password,
+      salt: salt.toString("base64"),
+      keyLength: KEY_LENGTH,
+      N: params.N,
+      r: params.r,
+      p: params.p,
+    }),
   );
 }
 

@@ -5,7 +5,10 @@ import { rateLimitHit } from "../errors.js";
 /** Zulip's names: requests per user, unauthenticated requests per IP, password logins per username. */
 export type RateLimitDomain = "api_by_user" | "api_by_ip" | "authenticate_by_username";
 
-/** Zulip's headers: the limit, requests left, and the Unix time the bucket is empty again. */
+/**
+ * Zulip's headers (RateLimitMiddleware): the limit, the requests left, and the Unix time
+ * (whole seconds) at which the window is empty again.
+ */
 export function rateLimitHeaders(result: RateLimitResult, nowMs: number): Record<string, string> {
   return {
     "X-RateLimit-Limit": String(result.limit),
@@ -18,68 +21,127 @@ export interface RateLimitResult {
   readonly limited: boolean;
   /** The request count of the domain's longest rule (Zulip's max_api_calls). */
   readonly limit: number;
+  /** Requests the longest rule's window still has room for (0 when limited). */
   readonly remaining: number;
-  /** Limited: seconds until a request is allowed again. Otherwise: until the bucket is empty. */
+  /**
+   * Limited: seconds until the request that fills the window leaves it (a request is
+   * allowed again then). Otherwise: until the newest request leaves the longest window.
+   */
   readonly secsToFreedom: number;
 }
 
-/** Per rule: the time at which each key's bucket is empty again. */
-interface RuleState {
-  readonly rule: RateLimitRule;
-  readonly resetAtMs: Map<string, number>;
+/**
+ * The times of a key's latest requests, oldest first, at most `capacity` of them: a ring
+ * that grows as the key makes requests, so an occasional client costs a few numbers.
+ */
+class RecentRequests {
+  private readonly times: number[] = [];
+  /** Where the oldest time is once the ring is full (0 until then). */
+  private oldest = 0;
+
+  constructor(private readonly capacity: number) {}
+
+  add(timeMs: number): void {
+    if (this.times.length < this.capacity) {
+      this.times.push(timeMs);
+    } else {
+      this.times[this.oldest] = timeMs;
+      this.oldest = (this.oldest + 1) % this.capacity;
+    }
+  }
+
+  /** The time of the `n`th newest request (1: the newest), if there were that many. */
+  nthNewest(n: number): number | undefined {
+    const count = this.times.length;
+    return n > count ? undefined : this.times[(this.oldest + count - n) % count];
+  }
+
+  /** How many of the requests were made after `sinceMs` (binary search: the times are in order). */
+  countAfter(sinceMs: number): number {
+    const count = this.times.length;
+    let low = 0;
+    let high = count;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (this.times[(this.oldest + mid) % count]! > sinceMs) high = mid;
+      else low = mid + 1;
+    }
+    return count - low;
+  }
+}
+
+interface DomainState {
+  /** Shortest window first, as Zulip checks them. */
+  readonly rules: readonly RateLimitRule[];
+  /** Zulip's max_api_calls and max_api_window: the longest rule's. */
+  readonly longest: RateLimitRule;
+  /** Times kept per key: as many as the largest rule counts. */
+  readonly capacity: number;
+  readonly keys: Map<string, RecentRequests>;
   lastSweepMs: number;
 }
 
 /**
- * Zulip's in-memory rate limiter (TornadoInMemoryRateLimiterBackend): per rule and key,
- * one timestamp, pushed `window / requests` into the future by each request; a request
- * that would push it beyond `now + window` is refused. O(1) per request and one number
- * per active key. A key may burst `requests` at once, then goes at the rule's pace; one
- * key's excess never touches another key's state.
+ * Zulip's rate limiter (RedisRateLimiterBackend): a sliding window. Per key, the times of
+ * its latest requests; a rule of N requests per W seconds refuses a request while the Nth
+ * newest is less than W old, until it is exactly W old (retry-after says when). So no
+ * key ever gets more than N requests into any W seconds, nor a burst beyond N. Memory per
+ * key is at most the largest rule's N numbers; O(log N) per request; keys whose requests
+ * have all left the window are forgotten. One key never touches another's state.
  */
 export class RateLimiter {
-  private readonly domains = new Map<RateLimitDomain, RuleState[]>();
+  private readonly domains = new Map<RateLimitDomain, DomainState>();
 
   constructor(
     private readonly clock: Pick<Clock, "nowMs">,
     rules: Readonly<Partial<Record<RateLimitDomain, readonly RateLimitRule[]>>>,
   ) {
     for (const [domain, list] of Object.entries(rules) as Array<[RateLimitDomain, RateLimitRule[]]>) {
-      const states = [...list]
-        .sort((a, b) => a.windowSecs - b.windowSecs)
-        .map((rule) => ({ rule, resetAtMs: new Map<string, number>(), lastSweepMs: 0 }));
-      if (states.length > 0) this.domains.set(domain, states);
+      if (list.length === 0) continue;
+      const sorted = [...list].sort((a, b) => a.windowSecs - b.windowSecs);
+      this.domains.set(domain, {
+        rules: sorted,
+        longest: sorted.at(-1)!,
+        capacity: Math.max(...sorted.map((rule) => rule.requests)),
+        keys: new Map(),
+        lastSweepMs: 0,
+      });
     }
   }
 
   /** Counts one request of `key` in `domain`; null when the domain has no rules. */
   hit(domain: RateLimitDomain, key: string): RateLimitResult | null {
-    const states = this.domains.get(domain);
-    if (!states) return null;
+    const state = this.domains.get(domain);
+    if (!state) return null;
     const now = this.clock.nowMs();
-    for (const state of states) {
-      this.sweep(state, now);
-      const { windowSecs, requests } = state.rule;
-      const windowMs = windowSecs * 1000;
-      const next = Math.max(state.resetAtMs.get(key) ?? now, now) + windowMs / requests;
-      if (next > now + windowMs) {
-        return {
-          limited: true,
-          limit: states.at(-1)!.rule.requests,
-          remaining: 0,
-          secsToFreedom: (next - windowMs - now) / 1000,
-        };
-      }
+    this.sweep(state, now);
+    const recent = state.keys.get(key);
+    // Limited while any rule's window is full: until its oldest request leaves (the
+    // longest such wait when several are full).
+    let freeAtMs = 0;
+    for (const rule of state.rules) {
+      const filling = recent?.nthNewest(rule.requests);
+      if (filling !== undefined) freeAtMs = Math.max(freeAtMs, filling + rule.windowSecs * 1000);
     }
-    // Counted only once every rule allows it, as Zulip does.
-    for (const state of states) {
-      const windowMs = state.rule.windowSecs * 1000;
-      state.resetAtMs.set(
-        key,
-        Math.max(state.resetAtMs.get(key) ?? now, now) + windowMs / state.rule.requests,
-      );
+    if (freeAtMs > now) {
+      // Refused requests are not counted, as in Zulip: waiting retry-after is enough.
+      return {
+        limited: true,
+        limit: state.longest.requests,
+        remaining: 0,
+        secsToFreedom: (freeAtMs - now) / 1000,
+      };
     }
-    return this.standing(states, key, now);
+    const requests = recent ?? new RecentRequests(state.capacity);
+    if (!recent) state.keys.set(key, requests);
+    requests.add(now);
+    const windowMs = state.longest.windowSecs * 1000;
+    return {
+      limited: false,
+      limit: state.longest.requests,
+      remaining: Math.max(0, state.longest.requests - requests.countAfter(now - windowMs)),
+      secsToFreedom: state.longest.windowSecs,
+    };
   }
 
   /**
@@ -96,36 +158,25 @@ export class RateLimiter {
 
   /** Forgets a key (Zulip clears a username's failed logins once one succeeds). */
   clear(domain: RateLimitDomain, key: string): void {
-    for (const state of this.domains.get(domain) ?? []) state.resetAtMs.delete(key);
+    this.domains.get(domain)?.keys.delete(key);
   }
 
-  /** Keys tracked, over all rules (for tests of the memory bound). */
+  /** Keys tracked, over all domains (for tests of the memory bound). */
   get size(): number {
     let total = 0;
-    for (const states of this.domains.values()) for (const state of states) total += state.resetAtMs.size;
+    for (const state of this.domains.values()) total += state.keys.size;
     return total;
   }
 
   /**
-   * As Zulip reports it: the limit and the requests left under the domain's longest rule,
-   * and when every rule's bucket is empty again.
+   * Forgets keys whose every request has left the longest window; at most once per that
+   * window, so amortized O(1) per request.
    */
-  private standing(states: RuleState[], key: string, now: number): RateLimitResult {
-    const { rule, resetAtMs } = states.at(-1)!;
-    const windowMs = rule.windowSecs * 1000;
-    const resetAt = resetAtMs.get(key) ?? now;
-    const remaining = Math.floor(((now + windowMs - resetAt) * rule.requests) / windowMs);
-    let secsToFreedom = 0;
-    for (const state of states) {
-      secsToFreedom = Math.max(secsToFreedom, ((state.resetAtMs.get(key) ?? now) - now) / 1000);
-    }
-    return { limited: false, limit: rule.requests, remaining: Math.max(0, remaining), secsToFreedom };
-  }
-
-  /** Drops empty buckets; at most once per window, so amortized O(1) per request. */
-  private sweep(state: RuleState, now: number): void {
-    if (now - state.lastSweepMs < state.rule.windowSecs * 1000) return;
+  private sweep(state: DomainState, now: number): void {
+    const windowMs = state.longest.windowSecs * 1000;
+    if (now - state.lastSweepMs < windowMs) return;
     state.lastSweepMs = now;
-    for (const [key, resetAt] of state.resetAtMs) if (resetAt <= now) state.resetAtMs.delete(key);
+    for (const [key, recent] of state.keys)
+      if (recent.nthNewest(1)! + windowMs <= now) state.keys.delete(key);
   }
 }

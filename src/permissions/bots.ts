@@ -1,5 +1,4 @@
 import { bool, type UserRow } from "../db/rows.js";
-import { badRequest } from "../errors.js";
 import { BOT_TYPE } from "../world/bots.js";
 import type { ChannelSnapshot } from "../world/channels.js";
 import type { RealmSnapshot } from "../world/realm.js";
@@ -66,9 +65,4 @@ export function botAdministratorIds(realm: RealmSnapshot, channels: ChannelSnaps
   }
   if (bot.bot_owner_id !== null) ids.add(bot.bot_owner_id);
   return [...ids];
-}
-
-/** Bot storage belongs to bots: people have none (Zulip refuses them the same way). */
-export function requireBotUser(user: UserRow): void {
-  if (!bool(user.is_bot)) throw badRequest("Must be a bot user");
 }

@@ -32,7 +32,7 @@ import { SendRulesCache } from "../cache/send-rules-cache.js";
 import { createLogger, type Logger } from "../logger.js";
 import { BatchedWrites } from "../lib/batched-writes.js";
 import { DueTimer } from "../lib/due-timer.js";
-import { SCRYPT_PARAMS, type ScryptParams } from "../lib/passwords.js";
+import { SCRYPT_PARAMS, passwordHashPool, type ScryptParams } from "../lib/passwords.js";
 import { RateLimiter } from "../lib/rate-limiter.js";
 import type { App } from "../app.js";
 import { JobQueue } from "../lib/job-queue.js";
@@ -359,23 +359,59 @@ function startSessionSweep(app: App): () => void {
   return () => cancel();
 }
 
-/** Saves presence and live queues (so clients survive a restart) and closes the database. */
-export async function closeApp(app: App, options: { saveQueues?: boolean } = {}): Promise<void> {
+/**
+ * Saves presence and live queues (so clients survive a restart) and closes the database.
+ * `waitUntil` (epoch ms, a stopping server's budget): background work still running then
+ * (a delivery, a thumbnail of a huge image) is abandoned; it can no longer commit.
+ */
+export async function closeApp(
+  app: App,
+  options: { saveQueues?: boolean; waitUntil?: number } = {},
+): Promise<void> {
   for (const stop of app.onClose.splice(0)) stop();
-  // A delivery in progress finishes (its transaction commits or rolls back) first.
-  await app.scheduledDelivery.stop();
-  // A delivery under way finishes (each attempt is bounded by outgoing_webhook_timeout_ms).
-  await app.outgoingWebhooks.stop();
-  await webhookDeliveriesIdle(app);
-  await app.jobs.close();
+  // Work under way finishes, all at once: a scheduled delivery (its transaction commits or
+  // rolls back), webhook deliveries (each attempt bounded by outgoing_webhook_timeout_ms),
+  // the running background job (jobs not started are dropped).
+  const background = Promise.all([
+    app.scheduledDelivery.stop(),
+    app.outgoingWebhooks.stop().then(() => webhookDeliveriesIdle(app)),
+    app.jobs.close(),
+  ]);
+  if (!(await settledBy(background, options.waitUntil))) {
+    app.logger.warn("shutdown: background work still running (deliveries, thumbnails) is abandoned");
+  }
   app.events.stop();
   await app.presence.flush();
   if (app.presence.unflushed > 0)
     app.logger.error(`${app.presence.unflushed} presence change(s) were not saved`);
+  // What commits from here on would be missing from the saved queues: nothing does.
+  await app.db.closeWrites();
   // Several processes: queues live in the store; their latest acknowledgements go there.
   const worker = replications.get(app);
   if (worker) await worker.replication.flush();
   else if (options.saveQueues) await saveQueues(app.db.knex, app.events.snapshot(), app.clock);
   await app.knex.destroy();
   await app.db.knex.destroy();
+  // No password-hashing process outlives the server.
+  await passwordHashPool.stop();
+}
+
+/** Whether `work` settled by `until` (epoch ms; undefined: waits as long as it takes). */
+async function settledBy(work: Promise<unknown>, until: number | undefined): Promise<boolean> {
+  if (until === undefined) {
+    await work;
+    return true;
+  }
+  const done = work.then(() => true);
+  // Failing after the deadline, it has no one left to tell.
+  done.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    done,
+    new Promise<boolean>(
+      (resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, until - Date.now()))),
+    ),
+  ]);
+  clearTimeout(timer);
+  return settled;
 }

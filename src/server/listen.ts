@@ -11,9 +11,11 @@ export interface RunningServer {
    * Graceful stop: stops accepting, answers parked long-polls, sends `Connection: close`
    * with every further response (so keep-alive clients cannot re-poll on the same socket),
    * and waits for in-flight requests; after `timeoutMs` it cuts the connections left, and
-   * gives the requests still running as long again to finish their work.
+   * gives the requests still running up to `unwindMs` (default: a second at most) to see
+   * it (an upload removes its temporary files). Work running beyond is abandoned: its
+   * client is gone, and closeApp refuses its writes.
    */
-  close(timeoutMs?: number): Promise<void>;
+  close(timeoutMs?: number, unwindMs?: number): Promise<void>;
 }
 
 /**
@@ -56,7 +58,7 @@ export async function listen(
   return {
     server,
     port: (server.address() as AddressInfo).port,
-    close: (timeoutMs = app.config.shutdown_timeout_secs * 1000) =>
+    close: (timeoutMs = app.config.shutdown_timeout_secs * 1000, unwindMs = Math.min(timeoutMs, UNWIND_MS)) =>
       new Promise<void>((resolve, reject) => {
         closing = true;
         // Node decides keep-alive when the headers go out: these responses will close their socket.
@@ -68,7 +70,7 @@ export async function listen(
         server.close((err) => {
           clearTimeout(deadline);
           if (err) reject(err);
-          else void finishRunning(app, running, timeoutMs).then(resolve);
+          else void finishRunning(app, running, unwindMs).then(resolve);
         });
         app.events.stop();
         server.closeIdleConnections();
@@ -76,18 +78,21 @@ export async function listen(
   };
 }
 
+/** How long requests still running when their connections are cut get to see it, by default. */
+const UNWIND_MS = 1000;
+
 /**
- * A request whose connection was cut at the deadline may still be writing. The caller saves
- * the event queues next: a transaction committing after that would be stored with its events
- * missing from the saved queues, so the requests get up to `timeoutMs` more to finish.
+ * Requests whose connections were cut at the deadline: most end at once (a body being read
+ * fails, an upload removes its files). One waiting for slow work (an image, a hash) would
+ * hold the stop as long as that work: after `unwindMs` it is left running.
  */
-async function finishRunning(app: App, running: Set<Promise<void>>, timeoutMs: number): Promise<void> {
+async function finishRunning(app: App, running: Set<Promise<void>>, unwindMs: number): Promise<void> {
   if (running.size === 0) return;
   let timer: NodeJS.Timeout | undefined;
   const late = await Promise.race([
     Promise.all(running).then(() => false),
-    new Promise<boolean>((r) => (timer = setTimeout(() => r(true), timeoutMs))),
+    new Promise<boolean>((r) => (timer = setTimeout(() => r(true), unwindMs))),
   ]);
   clearTimeout(timer);
-  if (late) app.logger.warn(`shutdown: ${running.size} request(s) still running after ${timeoutMs} ms more`);
+  if (late) app.logger.warn(`shutdown: ${running.size} request(s) still running are abandoned`);
 }

@@ -83,24 +83,36 @@ describe("bot storage: PUT, GET and DELETE /bot_storage", function () {
     expect(await storage(bot.client)).to.deep.equal({});
   });
 
-  it("keeps each bot's storage its own: people, the owner included, are refused", async function () {
+  it("keeps each caller's storage its own: a person has theirs, and never reaches a bot's", async function () {
     const { u } = await fresh();
     const bot = await createBot(u("hamlet"), "keeper");
     const other = await createBot(u("hamlet"), "other");
     expectSuccess(await bot.client.request("PUT", "/bot_storage", { storage: { count: "3" } }));
     expect(await storage(other.client)).to.deep.equal({});
     expectError(await other.client.get("/bot_storage", { keys: ["count"] }), 400, "Key does not exist.");
+    // Zulip keys storage by the caller: the bot's owner and an administrator have their
+    // own, empty until they write, and asking for the bot's key finds nothing.
     for (const person of [u("hamlet"), u("iago")]) {
-      expectError(await person.client.get("/bot_storage"), 400, "Must be a bot user");
+      expect(await storage(person.client)).to.deep.equal({});
+      expectError(await person.client.get("/bot_storage", { keys: ["count"] }), 400, "Key does not exist.");
       expectError(
-        await person.client.request("PUT", "/bot_storage", { storage: { count: "9" } }),
+        await person.client.delete("/bot_storage", { keys: ["count"] }),
         400,
-        "Must be a bot user",
+        "Key does not exist.",
       );
-      expectError(await person.client.delete("/bot_storage"), 400, "Must be a bot user");
     }
+    expectSuccess(await u("hamlet").client.request("PUT", "/bot_storage", { storage: { count: "9" } }));
+    expect(await storage(u("hamlet").client, ["count"])).to.deep.equal({ count: "9" });
+    expect(await storage(u("iago").client)).to.deep.equal({});
     expect(await stored(bot)).to.deep.equal({ count: "3" });
-    expect(await server.app.knex("bot_storage").where({ bot_user_id: u("hamlet").id })).to.deep.equal([]);
+    expect(await storage(bot.client)).to.deep.equal({ count: "3" });
+    const rows = (id: number) =>
+      server.app.knex("bot_storage").where({ bot_user_id: id }).select("key", "value");
+    expect(await rows(u("hamlet").id)).to.deep.equal([{ key: "count", value: "9" }]);
+    // Removing one's entries leaves everyone else's.
+    expectSuccess(await u("hamlet").client.delete("/bot_storage"));
+    expect(await rows(u("hamlet").id)).to.deep.equal([]);
+    expect(await stored(bot)).to.deep.equal({ count: "3" });
   });
 
   it("takes any string as a key, __proto__ included", async function () {

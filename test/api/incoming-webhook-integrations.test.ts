@@ -302,6 +302,141 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
       );
     });
 
+    it("Issue Hook update: no description or assignees, which only a new issue shows", async function () {
+      await check(
+        "gitlab",
+        "issue_hook__issue_updated.json",
+        "my-awesome-project / issue #1 Issue title_new",
+        `Tomasz Kolek updated [issue #1](${BASE}/issues/1).`,
+        gl("Issue Hook"),
+      );
+    });
+
+    it("Issue Hook: a new issue's description without its hidden comments", async function () {
+      await check(
+        "gitlab",
+        "issue_hook__issue_created_with_hidden_comment_in_description.json",
+        "public-repo / issue #3 New Issue with hidden comment",
+        "Eeshan Garg created [issue #3](https://gitlab.com/eeshangarg/public-repo/issues/3):\n\n~~~ quote\nThis description actually has a hidden comment in it!\n~~~",
+        gl("Issue Hook"),
+      );
+    });
+
+    describe("Merge Request Hook actions", function () {
+      const MR3 = "my-awesome-project / MR #3 New Merge Request";
+      /** Zulip's merge_request_hook__merge_request_updated.json with `attributes` changed. */
+      const updated = (attributes: Record<string, unknown>, top: Record<string, unknown> = {}) => {
+        const payload = JSON.parse(
+          webhookFixture("gitlab", "merge_request_hook__merge_request_updated.json"),
+        ) as Record<string, Record<string, unknown>>;
+        return JSON.stringify({
+          ...payload,
+          ...top,
+          object_attributes: { ...payload.object_attributes, ...attributes },
+        });
+      };
+
+      it("update shows the description and assignees again", async function () {
+        await check(
+          "gitlab",
+          "merge_request_hook__merge_request_updated.json",
+          MR3,
+          `Tomasz Kolek updated [MR #3](${BASE}/merge_requests/3) (assigned to Tomasz Kolek):\n\n~~~ quote\nupdated desc\n~~~`,
+          gl("Merge Request Hook"),
+        );
+      });
+
+      it("an update that pushed commits says so", async function () {
+        await check("gitlab", "", MR3, `Tomasz Kolek added commit(s) to [MR #3](${BASE}/merge_requests/3).`, {
+          ...gl("Merge Request Hook"),
+          body: updated({ oldrev: "5fcdd5551fc3085df79bece2c32b1400802ac407" }),
+        });
+      });
+
+      it("merge names the branches", async function () {
+        await check(
+          "gitlab",
+          "",
+          MR3,
+          `Tomasz Kolek merged [MR #3](${BASE}/merge_requests/3) from \`tomek\` to \`master\`.`,
+          { ...gl("Merge Request Hook"), body: updated({ action: "merge", state: "merged" }) },
+        );
+      });
+
+      it("approved is worded as it is (approval, with several approvers, is not)", async function () {
+        const eeshan = "https://gitlab.com/eeshangarg/my-awesome-project/merge_requests/1";
+        const approved = (action: string) =>
+          updated(
+            { action, iid: 1, title: "Update the README with author name and email", url: eeshan },
+            { user: { name: "Eeshan Garg", username: "eeshangarg" } },
+          );
+        const topic = "my-awesome-project / MR #1 Update the README with author ...";
+        await check("gitlab", "", topic, `Eeshan Garg approved [MR #1](${eeshan}).`, {
+          ...gl("Merge Request Hook"),
+          body: approved("approved"),
+        });
+        baseline += 1;
+        await check("gitlab", "", topic, `Eeshan Garg added their approval for [MR #1](${eeshan}).`, {
+          ...gl("Merge Request Hook"),
+          body: approved("approval"),
+        });
+      });
+
+      it("use_merge_request_title=false leaves the title out of the topic", async function () {
+        const closed = JSON.parse(
+          webhookFixture("gitlab", "merge_request_hook__merge_request_created_without_assignee.json"),
+        ) as { object_attributes: Record<string, unknown> };
+        closed.object_attributes.action = "close";
+        await check(
+          "gitlab",
+          "",
+          "my-awesome-project / MR #2",
+          `Tomasz Kolek closed [MR #2](${BASE}/merge_requests/2).`,
+          {
+            ...gl("Merge Request Hook"),
+            body: JSON.stringify(closed),
+            query: "&use_merge_request_title=false",
+          },
+        );
+      });
+
+      it("use_merge_request_title must be a JSON boolean; an unknown action is unsupported", async function () {
+        const res = await postWebhook(
+          server,
+          `gitlab?api_key=${bot.apiKey}&stream=dev&use_merge_request_title=nope`,
+          updated({}),
+          { "X-Gitlab-Event": "Merge Request Hook" },
+        );
+        expectError(res as never, 400, "use_merge_request_title is not valid JSON", "BAD_REQUEST");
+        for (const action of ["frobnicate", "constructor"]) {
+          const unknown = await postWebhook(
+            server,
+            `gitlab?api_key=${bot.apiKey}&stream=dev`,
+            updated({ action }),
+            { "X-Gitlab-Event": "Merge Request Hook" },
+          );
+          expectError(
+            unknown as never,
+            200,
+            `The 'Merge Request Hook ${action}' event isn't currently supported by the GitLab webhook; ignoring`,
+            "UNSUPPORTED_WEBHOOK_EVENT_TYPE",
+          );
+        }
+        expect(await messageCount(server)).to.equal(baseline);
+      });
+    });
+
+    it("Note Hook on a snippet", async function () {
+      const sb = "https://gitlab.com/sbansal1999/testing-zulip-gitlab-integration";
+      await check(
+        "gitlab",
+        "note_hook__snippet_note.json",
+        "testing-zulip-gitlab-integration / snippet #2547713 a ver...",
+        `Satyam Bansal [commented](${sb}/-/snippets/2547713#note_1424268837) on [snippet #2547713](${sb}/-/snippets/2547713):\n\n~~~ quote\nsome comment\n~~~`,
+        gl("Note Hook"),
+      );
+    });
+
     it("an unsupported hook gets Zulip's answer", async function () {
       const res = await postWebhook(server, `gitlab?api_key=${bot.apiKey}&stream=dev`, "{}", {
         "X-Gitlab-Event": "Wiki Page Hook",
@@ -317,7 +452,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
   });
 
   describe("alertmanager", function () {
-    const GRAPH =
+    const SOURCE =
       "http://cobalt:9090/graph?g0.expr=avg+by%28host%29+%28sensors_temp_input%7Bfeature%3D~%22core_%5B0-9%5D%2B%22%7D%29+%3E+15&g0.tab=0";
 
     it("firing alerts, grouped by the `name` option, described by `desc`", async function () {
@@ -325,7 +460,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
         "alertmanager",
         "alert.json",
         "andromeda",
-        `:alert: **FIRING**\n* CPU core temperature is 34.75C ([graph](${GRAPH}))\n* CPU core temperature is 17.625C ([graph](${GRAPH}))`,
+        `:alert: **FIRING**\n* CPU core temperature is 34.75C ([source](${SOURCE}))\n* CPU core temperature is 17.625C ([source](${SOURCE}))`,
         { query: "&name=topic&desc=description" },
       );
     });
@@ -335,7 +470,17 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
         "alertmanager",
         "single_alert.json",
         "andromeda",
-        `:squared_ok: **Resolved** CPU core temperature is 34.75C ([graph](${GRAPH}))`,
+        `:squared_ok: **Resolved** CPU core temperature is 34.75C ([source](${SOURCE}))`,
+        { query: "&name=topic&desc=description" },
+      );
+    });
+
+    it("an alert without a generatorURL has no link", async function () {
+      await check(
+        "alertmanager",
+        "single_alert_no_url.json",
+        "andromeda",
+        ":alert: **FIRING** CPU core temperature is 34.75C",
         { query: "&name=topic&desc=description" },
       );
     });
@@ -367,6 +512,48 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
         "devops",
         ":zap: chris has started deploying project tag v0.0.2rc10 to staging",
         { headers: { "content-type": "application/x-www-form-urlencoded" } },
+      );
+    });
+
+    it("Slack's emphasis, as Zulip's test_message_formatting converts it", async function () {
+      for (const [text, content] of [
+        ["some *foo* word", "some **foo** word"],
+        ["*foo*", "**foo**"],
+        ["*foo* *bar*", "**foo** **bar**"],
+        ["*foo*a*bar*", "*foo*a*bar*"],
+        ["some _foo_ word", "some *foo* word"],
+        ["a ~gone~ word", "a ~~gone~~ word"],
+      ] as const) {
+        await check("slack_incoming", "", "", content, { body: JSON.stringify({ text }) });
+        baseline += 1;
+      }
+    });
+
+    it("bare and mailto links; blocks Zulip does not render add nothing", async function () {
+      const payload = {
+        blocks: [
+          { type: "rich_text", elements: [] },
+          {
+            type: "section",
+            text: {
+              type: "mrkdwn",
+              text: "See <https://example.com> or <mailto:ops@example.com|ops@example.com>",
+            },
+          },
+          { type: "call", call_id: "R1" },
+        ],
+      };
+      await check("slack_incoming", "", "", "See https://example.com or mailto:ops@example.com", {
+        body: JSON.stringify(payload),
+      });
+    });
+
+    it("an attachment's time in Zulip's global time syntax", async function () {
+      await check(
+        "slack_incoming",
+        "attachment_pieces.json",
+        "",
+        "## Test\n\n[](https://pbs.twimg.com/profile_images/625633822235693056/lNGUneLX_400x400.jpg)\n\n<time:2022-06-23T00:48:26+00:00>",
       );
     });
 

@@ -404,7 +404,7 @@ describe("outgoing webhooks: durability and the SSRF guard", function () {
     }
   });
 
-  it("private and link-local targets are refused even with loopback allowed", async function () {
+  it("private and link-local targets are refused even with loopback allowed, also in IPv6 forms", async function () {
     const server = await startTestServer(FAST);
     try {
       const realm = await server.factory.realm();
@@ -413,6 +413,8 @@ describe("outgoing webhooks: durability and the SSRF guard", function () {
         ["lan", "http://10.1.2.3/hook"],
         ["meta", "http://169.254.169.254/latest"],
         ["six", "http://[fd00::1]/hook"],
+        ["nat64", "http://[64:ff9b::a9fe:a9fe]/latest"],
+        ["sixtofour", "http://[2002:a00:1::1]/hook"],
       ] as const) {
         const bot = await webhookBot(hamlet, name, target);
         expectSuccess(await hamlet.client.post("/messages", { type: "private", to: [bot.id], content: "x" }));

@@ -49,7 +49,9 @@ describe("rate limits (Zulip's defaults)", function () {
 
     const refused = await hamlet.client.get("/users/me");
     expectRateLimited(refused, 200, server.clock.nowMs());
-    expect(refused.body["retry-after"]).to.be.at.most(0.3); // one request's share of the window
+    // Limited until the first of the 200 is 60 s old (all were sent at the same instant here).
+    expect(refused.body["retry-after"]).to.equal(60);
+    expect(refused.headers.get("retry-after")).to.equal("60");
     // Refused requests do not count: it does not dig itself deeper.
     expectRateLimited(
       await hamlet.client.post("/messages", { type: "stream", to: "x", content: "y" }),
@@ -62,9 +64,40 @@ describe("rate limits (Zulip's defaults)", function () {
     expectSuccess(other);
     expect(other.headers.get("x-ratelimit-remaining")).to.equal("199");
 
-    server.clock.advance(1000); // 1 s frees 200/60 requests
-    expect(statuses(await repeat(3, () => hamlet.client.get("/users/me")))).to.deep.equal([200]);
+    server.clock.advance(59_999);
+    const stillRefused = await hamlet.client.get("/users/me");
+    expectRateLimited(stillRefused, 200, server.clock.nowMs());
+    expect(stillRefused.body["retry-after"]).to.equal(0.001);
+    server.clock.advance(1);
+    expect(statuses(await repeat(200, () => hamlet.client.get("/users/me")))).to.deep.equal([200]);
     expectRateLimited(await hamlet.client.get("/users/me"), 200, server.clock.nowMs());
+  });
+
+  it("api_by_user is a sliding window: at most 200 in any 60 s, however they are spread", async function () {
+    const hamlet = realm.users.hamlet!;
+    const first = await hamlet.client.get("/users/me");
+    const firstAt = Math.floor(server.clock.nowMs() / 1000);
+    expect(first.headers.get("x-ratelimit-reset")).to.equal(String(firstAt + 60));
+    expect(statuses(await repeat(99, () => hamlet.client.get("/users/me")))).to.deep.equal([200]);
+    server.clock.advance(30_000);
+    const later = await repeat(100, () => hamlet.client.get("/users/me"));
+    expect(statuses(later)).to.deep.equal([200]);
+    expect(later.at(-1)!.headers.get("x-ratelimit-remaining")).to.equal("0");
+    expect(later.at(-1)!.headers.get("x-ratelimit-reset")).to.equal(String(firstAt + 30 + 60));
+    // A bucket would have refilled by half a minute's worth by now; the window has no room
+    // until the first hundred are 60 s old.
+    const refused = await hamlet.client.get("/users/me");
+    expectRateLimited(refused, 200, server.clock.nowMs());
+    expect(refused.body["retry-after"]).to.equal(30);
+    expect(refused.headers.get("x-ratelimit-reset")).to.equal(String(firstAt + 60));
+
+    server.clock.advance(30_000);
+    const freed = await repeat(100, () => hamlet.client.get("/users/me"));
+    expect(statuses(freed)).to.deep.equal([200]);
+    expect(freed[0]!.headers.get("x-ratelimit-remaining")).to.equal("99");
+    const again = await hamlet.client.get("/users/me");
+    expectRateLimited(again, 200, server.clock.nowMs());
+    expect(again.body["retry-after"]).to.equal(30);
   });
 
   it("api_by_ip: 100 unauthenticated requests per 60 s per IP address", async function () {
@@ -103,13 +136,45 @@ describe("rate limits (Zulip's defaults)", function () {
     // Even the right password is refused now, without being checked; the key stays unissued.
     const refused = await login(hamlet.email.toUpperCase(), hamlet.password);
     expectRateLimited(refused, 5, server.clock.nowMs());
-    expect(refused.body["retry-after"]).to.be.within(300, 360); // 1800 s / 5 attempts
+    expect(refused.body["retry-after"]).to.equal(1800); // until the first attempt is 30 min old
     expect(refused.body).not.to.have.property("api_key");
     // Another username is unaffected.
     expectSuccess(await login(othello.email, othello.password));
 
+    // Locked out for the whole 30 minutes: no attempt reopens before the first one leaves.
     server.clock.advance(360_000);
+    const stillRefused = await login(hamlet.email, hamlet.password);
+    expectRateLimited(stillRefused, 5, server.clock.nowMs());
+    expect(stillRefused.body["retry-after"]).to.equal(1440);
+    server.clock.advance(1_440_000);
     expectSuccess(await login(hamlet.email, hamlet.password));
+  });
+
+  it("authenticate_by_username: attempts spread over 30 minutes lock out until the oldest is 30 min old", async function () {
+    const hamlet = realm.users.hamlet!;
+    const login = (password: string) =>
+      server.anonymous.post("/fetch_api_key", { username: hamlet.email, password });
+    for (let i = 0; i < 5; i++) {
+      if (i > 0) server.clock.advance(300_000);
+      expectError(
+        await login("wrong"),
+        401,
+        "Your username or password is incorrect",
+        "AUTHENTICATION_FAILED",
+      );
+    }
+    // At 20 min: the attempt at 0 min leaves the window at 30 min.
+    const refused = await login(hamlet.password);
+    expectRateLimited(refused, 5, server.clock.nowMs());
+    expect(refused.body["retry-after"]).to.equal(600);
+    server.clock.advance(599_000);
+    expectRateLimited(await login(hamlet.password), 5, server.clock.nowMs());
+    server.clock.advance(1000);
+    // One attempt opens: a wrong one takes it, and the next opens when the 5 min one leaves.
+    expectError(await login("wrong"), 401, "Your username or password is incorrect", "AUTHENTICATION_FAILED");
+    const next = await login(hamlet.password);
+    expectRateLimited(next, 5, server.clock.nowMs());
+    expect(next.body["retry-after"]).to.equal(300);
   });
 });
 

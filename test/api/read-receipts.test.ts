@@ -117,4 +117,15 @@ describe("GET /messages/{message_id}/read_receipts", function () {
       await setRealmFields(server, realm, { enable_read_receipts: true });
     }
   });
+
+  it("works out of the box: a new organization requires invitations, so read receipts start on (Zulip's rule)", async function () {
+    const fresh = await server.factory.realm();
+    const { hamlet, othello } = cast(fresh);
+    const state = expectSuccess(await hamlet.client.post("/register", { fetch_event_types: ["realm"] }));
+    expect(state).to.include({ realm_invite_required: true, realm_enable_read_receipts: true });
+    await createChannel(hamlet, "Elsinore", [hamlet, othello]);
+    const id = await sendToChannel(hamlet, "Elsinore", "news", "read me");
+    await markRead(othello, id);
+    expect(await receipts(hamlet, id)).to.deep.equal([othello.id]);
+  });
 });

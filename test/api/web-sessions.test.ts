@@ -174,17 +174,18 @@ describe("web client: sessions", function () {
 
   describe("API keys", function () {
     it("are never given to a page: the endpoints that issue one refuse under /json/, changing nothing", async function () {
-      const hamlet = realm.users.hamlet!;
-      const session = await logIn(server, hamlet);
+      // A user of its own: the test regenerates its key.
+      const reynaldo = await server.factory.user(realm.id, "reynaldo");
+      const session = await logIn(server, reynaldo);
       const keysBefore = await server.app.knex("api_keys").select("key_hash").orderBy("id");
       const bot = expectSuccess(
-        await hamlet.client.post("/bots", { full_name: "Yorick", short_name: "yorick", bot_type: 1 }),
+        await reynaldo.client.post("/bots", { full_name: "Yorick", short_name: "yorick", bot_type: 1 }),
       );
       const botKeys = await server.app.knex("api_keys").where({ user_id: bot.user_id }).select("key_hash");
       const refused =
         "API keys are not given to the web client: use /api/v1 (with your email and password) to get one.";
       for (const [method, path, params] of [
-        ["POST", "/fetch_api_key", { username: hamlet.email, password: hamlet.password }],
+        ["POST", "/fetch_api_key", { username: reynaldo.email, password: reynaldo.password }],
         ["POST", "/users/me/api_key/regenerate", {}],
         ["POST", `/bots/${bot.user_id as number}/api_key/regenerate`, {}],
         ["POST", "/bots", { full_name: "Osric", short_name: "osric", bot_type: 1 }],
@@ -198,7 +199,7 @@ describe("web client: sessions", function () {
       ).to.deep.equal(botKeys);
       expect(await server.app.knex("users").where({ full_name: "Osric" }).first()).to.equal(undefined);
       // /api/v1 still issues them, to the clients that hold keys.
-      expectSuccess(await hamlet.client.post("/users/me/api_key/regenerate"));
+      expectSuccess(await reynaldo.client.post("/users/me/api_key/regenerate"));
     });
   });
 

@@ -47,7 +47,7 @@ export async function startPostgres(log: (line: string) => void): Promise<void> 
   log(`PostgreSQL: embedded, port ${serverUrl.port}`);
 }
 
-/** A fresh empty database (C collation, as the README asks); its URL. Tied to `dataDir` when given. */
+/** A fresh empty database (C collation, as docs/operations.md asks); its URL. Tied to `dataDir` when given. */
 export async function createDatabase(dataDir?: string): Promise<string> {
   const name = `${prefix}${++counter}`;
   await admin(`CREATE DATABASE ${name} ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`);

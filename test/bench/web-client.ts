@@ -92,6 +92,11 @@ export async function measureWebClient(
       await context.close();
     }
     const live = await liveDelays(browser, storage, url, channelHash, dataset, channel.id);
+    // Everything read: All messages opens at the newest message, with 40,000 behind it.
+    await fetch(`${url}/api/v1/mark_all_as_read`, {
+      method: "POST",
+      headers: { authorization: basic(owner) },
+    });
     const heap = await heapAfterScrolling(browser, storage, url);
     return {
       coldBytes: bytes,
@@ -177,7 +182,7 @@ async function liveDelays(
       u.id !== dataset.users[0]!.id &&
       dataset.channels.some((c) => c.id === channelId && c.subscribers.includes(u.id)),
   )!;
-  const auth = `Basic ${Buffer.from(`${sender.email}:${sender.apiKey}`).toString("base64")}`;
+  const auth = basic(sender);
   for (let i = 0; i < LIVE_MESSAGES; i++) {
     const body = new URLSearchParams({
       type: "stream",
@@ -217,12 +222,18 @@ async function heapAfterScrolling(
         el.querySelectorAll("article").length,
     );
   }
+  if (count < SCROLLED_MESSAGES) {
+    const edges = await page.locator(".feed-edge, .feed-empty").allTextContents();
+    throw new Error(`scrolled back to ${count} messages only (${edges.join("; ")})`);
+  }
   const cdp = await context.newCDPSession(page);
   await cdp.send("HeapProfiler.collectGarbage");
   const usage = await cdp.send("Runtime.getHeapUsage");
   await context.close();
   return { usedBytes: usage.usedSize, messages: count };
 }
+
+const basic = (user: BenchUser) => `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString("base64")}`;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -46,7 +46,7 @@ async function startServer(
       ...process.env,
       CHATD_LOG_LEVEL: "warn",
       CHATD_RATE_LIMITING: "false",
-      // Several workers over SQLite are refused unless asked for (README, "Several workers").
+      // Several workers over SQLite are refused unless asked for (docs/operations.md, "Several workers").
       ...(options.database === "sqlite" ? { CHATD_SQLITE_WORKERS: "1" } : {}),
       ...databaseEnv(options.dataset.dataDir),
     },

@@ -85,6 +85,8 @@ describe("the first run: a usable organization and the next steps", function () 
       expect(await app.knex("default_streams").pluck("stream_id")).to.deep.equal([general.id]);
       const realm = await app.knex("realms").first();
       expect(realm.new_stream_announcements_stream_id).to.equal(general.id);
+      // Invitations required, so read receipts on, as Zulip's do_create_realm decides.
+      expect(realm).to.include({ invite_required: 1, enable_read_receipts: 1 });
       const subscribers = await app
         .knex("subscriptions as s")
         .join("users as u", "u.id", "s.user_id")
@@ -163,7 +165,8 @@ describe("the first run: a usable organization and the next steps", function () 
         body: new URLSearchParams({ type: "stream", to: "general", topic: "hello", content: "Hi!" }),
       });
       expect(sent.status).to.equal(200);
-      expect(await (await fetch(`${url}/`)).text()).to.contain("<h1>Globe Theatre</h1>");
+      // The page at / is the web client's login page.
+      expect(await (await fetch(`${url}/`)).text()).to.contain("<h1>Log in to Globe Theatre</h1>");
       child.kill("SIGINT");
       expect(await exited(child)).to.equal(0);
     } finally {

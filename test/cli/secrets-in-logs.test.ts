@@ -6,12 +6,13 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { createKnex } from "../../src/db/knex.js";
 import { Client, expectSuccess, type ApiResponse } from "../helpers/client.js";
-import { OWNER, initDataDir, startServerProcess, type ServerProcess } from "../helpers/cli.js";
+import { OWNER, basicAuth, initDataDir, startServerProcess, type ServerProcess } from "../helpers/cli.js";
 
 /**
  * Security review: a real server, logging at debug level, goes through everything that
  * issues or checks a credential; neither its whole log nor any answer may contain an
- * issued API key, a password, or a stored hash (whole or in part).
+ * issued API key, a password, or a stored hash (whole or in part), and the log no
+ * temporary file URL's token either (those are answers, and work without a login).
  */
 describe("secrets in logs", function () {
   this.timeout(120000);
@@ -90,6 +91,36 @@ describe("secrets in logs", function () {
     record(await anonymous.get("/users/me", {}, { headers: { authorization: `Basic ${badKey}` } }));
     record(await anonymous.get("/users/me", {}, { headers: { authorization: `Bearer ${badKey}` } }));
 
+    // Temporary file URLs: their tokens serve a file without a login. Each is fetched as
+    // issued, with its path spelled otherwise (user-uploads.ts decodes each segment), and
+    // with a trailing slash (refused, but the token is as good).
+    const tokens = new Set<string>();
+    for (const name of ["notes.txt", "a b.txt", "report.pdf"]) {
+      const form = new FormData();
+      form.append("file", new Blob([fresh("file")]), name);
+      const uploaded = await fetch(`${server.url}/api/v1/user_uploads`, {
+        method: "POST",
+        headers: basicAuth(owner.email, owner.api_key),
+        body: form,
+      });
+      const url = ((await uploaded.json()) as { url: string }).url;
+      const temporary = expectSuccess(record(await ownerClient.get(url))).url as string;
+      const token = /^\/user_uploads\/temporary\/([^/]+)\//.exec(temporary)![1]!;
+      tokens.add(token);
+      expect((await fetch(`${server.url}${temporary}`)).status, temporary).to.equal(200);
+      const respelled = temporary
+        .replace("/temporary/", "/temporar%79/")
+        .replace(token, `%${token.charCodeAt(0).toString(16)}${token.slice(1)}`);
+      expect((await fetch(`${server.url}${respelled}`)).status, respelled).to.equal(200);
+      await fetch(`${server.url}${temporary}/`);
+    }
+    // An incoming webhook's URL carries the bot's key in its query string.
+    const hook = await fetch(
+      `${server.url}/api/v1/external/json?api_key=${encodeURIComponent(botKey.api_key as string)}&stream=general`,
+      { method: "POST", headers: { "content-type": "application/json" }, body: '{"text": "hi"}' },
+    );
+    expect(hook.status).to.be.below(500);
+
     const code = await server.stop();
     expect(code).to.equal(0);
 
@@ -110,14 +141,25 @@ describe("secrets in logs", function () {
 
     const log = server.log();
     expect(log, "the log is not empty (debug level)").to.include("POST /api/v1/fetch_api_key 401");
+    expect(tokens.size).to.equal(3);
     const inAnswers = answers.map((res) => JSON.stringify(res.body)).join("\n");
-    const issuedOnPurpose = new Set(answers.flatMap((res) => [(res.body as { api_key?: string }).api_key]));
+    const issuedOnPurpose = new Set<unknown>(
+      answers.map((res) => (res.body as { api_key?: string }).api_key),
+    );
+    // Temporary URLs are answers' purpose: only the log must never hold them.
+    for (const token of tokens) {
+      secrets.add(token);
+      issuedOnPurpose.add(token);
+    }
     for (const secret of secrets) {
       expect(log.includes(secret), `the log contains a secret (${secret.length} characters)`).to.equal(false);
       if (!issuedOnPurpose.has(secret)) {
         expect(inAnswers.includes(secret), `an answer contains a secret`).to.equal(false);
       }
     }
-    expect(secrets.size).to.be.at.least(15);
+    expect(secrets.size).to.be.at.least(18);
+    // The requests that carried them are logged, without them.
+    expect(log).to.match(/GET \/user_uploads\/temporary\/\[redacted\]\/notes\.txt 200 /);
+    expect(log).to.include("POST /api/v1/external/json ");
   });
 });

@@ -13,20 +13,24 @@ import {
   type ServerProcess,
 } from "../helpers/cli.js";
 import { userWithKey } from "./fault-setup.js";
-import { fuzzPass, fuzzedRoutes, type Actor, type FuzzFigures } from "./fuzz.js";
+import { fuzzPass, fuzzedRoutes, illFormedSweep, type Actor, type FuzzFigures } from "./fuzz.js";
 import { killCycles, type KillFigures } from "./kill.js";
+import { measureLoginFlood } from "../bench/login-flood.js";
 import { restartCycles, type RestartFigures } from "./restart.js";
 
 /**
  * `npm run test:faults`: on each database driver, each part on its own temporary data directory
  * and real server:
- * (a) malformed requests to every route as owner, member, guest and anonymous; it passes with
- *     no 5xx, only Zulip error envelopes, a server that still answers, and no row changed by the
- *     anonymous requests (all refused or read-only);
+ * (a) malformed requests to every route as owner, member, guest and anonymous, then ill-formed
+ *     Unicode in each parameter of each route as the owner; it passes with no 5xx, only Zulip
+ *     error envelopes, a server that still answers, and no row changed by the anonymous
+ *     requests (all refused or read-only);
  * (b) kill -9 cycles under concurrent sends: no acknowledged message lost or changed, and
  *     `PRAGMA integrity_check` ok after each;
  * (c) graceful restarts under keep-alive long-polls: exit 0 within `shutdown_timeout_secs`, and
- *     every queue and every event survives, once and in order.
+ *     every queue and every event survives, once and in order;
+ * (d) a login flood (32 clients sending wrong passwords for 8 s, rate limits off): a member's
+ *     `GET /messages` p50 at most twice its idle p50 (test/bench/login-flood.ts).
  * `--quick` is the short pass CI runs; the long one is the default.
  */
 const { values: args } = parseArgs({
@@ -39,7 +43,7 @@ const { values: args } = parseArgs({
     cycles: { type: "string" },
     polls: { type: "string" },
     restarts: { type: "string" },
-    parts: { type: "string", default: "fuzz,kill,restart" },
+    parts: { type: "string", default: "fuzz,kill,restart,flood" },
   },
 });
 const REQUESTS = Number(args.requests ?? (args.quick ? 2500 : 10000));
@@ -50,6 +54,8 @@ const PHASE_SECS = args.quick ? 3 : 8;
 const DRIVERS = args.driver === "both" ? ["sqlite3", "better-sqlite3"] : [args.driver];
 const PARTS = new Set(args.parts.split(","));
 const SEED = Number(args.seed);
+/** How much slower a member's reads may get under a login flood. */
+const MAX_FLOOD_SLOWDOWN = 2;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -146,7 +152,13 @@ async function runFuzz(driver: string): Promise<{ figures: FuzzFigures; problems
       actors.filter((actor) => actor.auth !== null),
       { requests: REQUESTS - anonymousShare, seed: SEED + 1, concurrency: Number(args.concurrency), ids },
     );
-    const figures = merge(first, rest);
+    // The owner reaches the most handlers.
+    const sweep = await illFormedSweep(server.url, actors[0]!, {
+      seed: SEED + 2,
+      concurrency: Number(args.concurrency),
+      ids,
+    });
+    const figures = merge(merge(first, rest), sweep);
     const seconds = (performance.now() - started) / 1000;
 
     const alive = await fetch(`${server.url}/api/v1/server_settings`).then(
@@ -261,6 +273,21 @@ for (const driver of DRIVERS) {
         `${restart.reordered} out of order, ${restart.serverErrors} 5xx`,
     );
     if (report(restart.failures)) failed = true;
+  }
+  if (PARTS.has("flood")) {
+    const flood = await measureLoginFlood({ env: { CHATD_DB_DRIVER: driver } });
+    log(
+      `${driver}: login flood (32 clients, wrong passwords, 8 s, rate limits off): a member's ` +
+        `GET /messages p50 ${flood.idle_p50_ms.messages} ms idle, ${flood.flood_p50_ms.messages} ms flooded ` +
+        `(${flood.messages_ratio}x); GET /users/me ${flood.idle_p50_ms.me} -> ${flood.flood_p50_ms.me} ms; ` +
+        `${flood.login_attempts_per_s} logins/s ${JSON.stringify(flood.login_statuses)}; CPU while flooded: ` +
+        `server ${flood.flood_cpu_s.server} s, its hashing processes ${flood.flood_cpu_s.children} s`,
+    );
+    const bound = flood.messages_ratio <= MAX_FLOOD_SLOWDOWN && flood.flood_samples > 0;
+    if (!bound) {
+      report([`GET /messages p50 under the login flood is ${flood.messages_ratio}x idle (at most 2x)`]);
+      failed = true;
+    }
   }
 }
 log(

@@ -1,15 +1,20 @@
+import { readdirSync } from "node:fs";
 import { Agent, request } from "node:http";
+import { join } from "node:path";
 import { Client, expectSuccess } from "../helpers/client.js";
 import { basicAuth, initDataDir, startServerProcess, type ServerProcess } from "../helpers/cli.js";
+import { bombPng, hostileUploadsInFlight } from "../helpers/hostile-uploads.js";
 import { messagesAfter, userWithKey } from "./fault-setup.js";
 
 /**
  * Part (c) of `npm run test:faults`: graceful restarts under keep-alive long-polls. Many
  * queues (over several users) each have a poller that, like the Python and JS Zulip clients,
  * re-polls at once on the same keep-alive connection; messages are sent all along; the server
- * gets SIGTERM (it must exit 0 within `shutdown_timeout_secs`) and starts again on the same
- * port. Every queue must survive every restart, and receive every message's event exactly
- * once, in order.
+ * gets SIGTERM while serving hostile uploads (bodies hanging mid-way, floods of file parts,
+ * decompression-bomb images waiting for image work: test/helpers/hostile-uploads.ts). It must
+ * exit 0 within `shutdown_timeout_secs`, leave no temporary upload file, and start again on
+ * the same port. Every queue must survive every restart, and receive every message's event
+ * exactly once, in order.
  */
 
 export interface RestartFigures {
@@ -230,16 +235,23 @@ export async function restartCycles(
       .slice(0, SENDERS)
       .map((user) => new Sender(url, basicAuth(user.email, user.apiKey).authorization, 20));
 
+    const ownerAuth = basicAuth(owner.email, owner.api_key).authorization;
+    const tempDir = join(dataDir, "uploads", "tmp");
+    const bomb = await bombPng();
     for (let restart = 1; restart <= options.restarts; restart++) {
       await sleep(options.phaseSecs * 1000);
+      const hostile = await hostileUploadsInFlight(server.url, ownerAuth, tempDir, bomb);
       const stopping = performance.now();
       const code = await server.stop();
       const seconds = (performance.now() - stopping) / 1000;
       figures.slowestExitSecs = Math.max(figures.slowestExitSecs, seconds);
+      figures.serverErrors += await hostile.finish();
       if (code !== 0) figures.failures.push(`restart ${restart}: SIGTERM exit code ${code}`);
       if (seconds > SHUTDOWN_TIMEOUT_SECS) {
         figures.failures.push(`restart ${restart}: exit took ${seconds.toFixed(1)} s`);
       }
+      const leftOver = readdirSync(tempDir).length;
+      if (leftOver > 0) figures.failures.push(`restart ${restart}: ${leftOver} temporary upload files left`);
       server = await startServerProcess(dataDir, { env, port, startTimeoutMs: START_TIMEOUT_MS });
       figures.restarts++;
       const lostSoFar = pollers.filter((poller) => poller.lostWith !== null).length;

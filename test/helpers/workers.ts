@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
@@ -19,7 +19,7 @@ export function spawnWorkers(
     process.execPath,
     [BIN, "--data-dir", dataDir, "serve", "--port", String(port), "--workers", String(workers)],
     {
-      // Several workers over SQLite are refused unless asked for (README, "Several workers").
+      // Several workers over SQLite are refused unless asked for (docs/operations.md, "Several workers").
       env: {
         ...process.env,
         CHATD_LOG_LEVEL: "warn",
@@ -123,20 +123,49 @@ export async function clientsOnWorkers(
   return found;
 }
 
-/** The pid of worker `index` of the cluster whose primary is `primaryPid` (Linux). */
-export function workerPid(primaryPid: number, index: number): number {
-  const children = readdirSync("/proc")
+/** The pids of the processes whose parent is `parentPid` (Linux). */
+export function childPids(parentPid: number): number[] {
+  return readdirSync("/proc")
     .filter((name) => /^\d+$/.test(name))
     .map(Number)
     .filter((pid) => {
       try {
         // Field 4 of stat is the parent; the command (field 2) is in parentheses.
         const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === primaryPid;
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === parentPid;
       } catch {
         return false;
       }
     });
+}
+
+/** Whether `pid` is a process that has not exited (a zombie awaiting its reaper has) (Linux). */
+export function processRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+/** SCHED_IDLE, as /proc/<pid>/stat gives a process's scheduling policy. */
+export const SCHED_IDLE = 5;
+
+/** The scheduling policy of `pid` (Linux: field 41 of /proc/<pid>/stat; 0 is SCHED_OTHER). */
+export function schedulingPolicy(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
+}
+
+/** Whether this system lets a process run a command under SCHED_IDLE (util-linux's chrt). */
+export const idleSchedulingAvailable = () =>
+  spawnSync("chrt", ["--idle", "0", "true"], { stdio: "ignore" }).status === 0;
+
+/** The pid of worker `index` of the cluster whose primary is `primaryPid` (Linux). */
+export function workerPid(primaryPid: number, index: number): number {
+  const children = childPids(primaryPid);
   for (const pid of children) {
     const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
     if (env.includes(`CHATD_WORKER_INDEX=${index}`)) return pid;

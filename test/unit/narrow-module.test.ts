@@ -37,7 +37,7 @@ describe("narrow module (parse, SQL, anchor window)", function () {
   async function scopeOf(user: TestUser): Promise<NarrowScope> {
     const app = server.app;
     const world = await loadWorld(app, app.knex, realm.id);
-    return { knex: app.knex, world, user: world.realm.user(user.id)! };
+    return { knex: app.knex, world, user: world.realm.user(user.id)!, config: app.config };
   }
 
   it("parses the object and legacy array forms", function () {

@@ -6,8 +6,8 @@ import ts from "typescript";
 import { DEFAULTS_FILE, SETTINGS, envName } from "../../src/config.js";
 
 /**
- * Guards against settings an operator can set to no effect, and against a README that
- * documents other settings or defaults than the server has.
+ * Guards against settings an operator can set to no effect, and against a settings reference
+ * (docs/configuration.md) that documents other settings or defaults than the server has.
  */
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const KEYS = Object.keys(SETTINGS).sort();
@@ -63,19 +63,22 @@ function settingsRead(file: string): Set<string> {
   return read;
 }
 
-interface ReadmeRow {
+interface DocumentedRow {
   key: string;
   env: string;
   default: string;
 }
 
-/** The rows of the settings table in the README's "## Configuration" section. */
-function readmeSettings(): ReadmeRow[] {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const start = readme.indexOf("\n## Configuration\n");
-  expect(start, "README has a ## Configuration section").to.be.greaterThan(-1);
-  const end = readme.indexOf("\n## ", start + 1);
-  const section = readme.slice(start, end === -1 ? undefined : end);
+/**
+ * The rows of a settings table: by default the full one, in docs/configuration.md's
+ * "## Configuration" section; the README's short one is under "### Settings".
+ */
+function documentedSettings(file = "docs/configuration.md", heading = "## Configuration"): DocumentedRow[] {
+  const page = readFileSync(join(ROOT, file), "utf8");
+  const start = page.indexOf(`\n${heading}\n`);
+  expect(start, `${file} has a ${heading} section`).to.be.greaterThan(-1);
+  const end = page.indexOf("\n## ", start + 1);
+  const section = page.slice(start, end === -1 ? undefined : end);
   const code = (cell: string | undefined) => /^`(.*)`$/.exec(cell?.trim() ?? "")?.[1];
   return section
     .split("\n")
@@ -83,12 +86,12 @@ function readmeSettings(): ReadmeRow[] {
     .map((line) => {
       const cells = line.split(/(?<!\\)\|/).slice(1);
       const row = { key: code(cells[0]), env: code(cells[1]), default: code(cells[2]) };
-      expect(row.key && row.env && row.default !== undefined, `README row: ${line}`).to.equal(true);
-      return row as ReadmeRow;
+      expect(row.key && row.env && row.default !== undefined, `${file} row: ${line}`).to.equal(true);
+      return row as DocumentedRow;
     });
 }
 
-/** How the README writes a default: the empty string as "". */
+/** How the settings reference writes a default: the empty string as "". */
 const documented = (value: unknown) => (value === "" ? '""' : String(value));
 
 describe("settings", function () {
@@ -104,13 +107,23 @@ describe("settings", function () {
     expect(Object.keys(DEFAULTS).sort()).to.deep.equal(KEYS);
   });
 
-  it("the README's settings table lists exactly the schema's settings", function () {
-    const rows = readmeSettings();
+  it("docs/configuration.md's settings table lists exactly the schema's settings", function () {
+    const rows = documentedSettings();
     expect(rows.map((row) => row.key).sort()).to.deep.equal(KEYS);
   });
 
-  it("the README gives each setting's environment variable and default", function () {
-    for (const row of readmeSettings()) {
+  it("docs/configuration.md gives each setting's environment variable and default", function () {
+    for (const row of documentedSettings()) {
+      expect(row.env, row.key).to.equal(envName(row.key));
+      expect(row.default, row.key).to.equal(documented(DEFAULTS[row.key]));
+    }
+  });
+
+  it("the README's short settings table names real settings with their environment variable and default", function () {
+    const rows = documentedSettings("README.md", "### Settings");
+    expect(rows.length).to.be.greaterThan(0);
+    for (const row of rows) {
+      expect(KEYS, row.key).to.include(row.key);
       expect(row.env, row.key).to.equal(envName(row.key));
       expect(row.default, row.key).to.equal(documented(DEFAULTS[row.key]));
     }

@@ -4,7 +4,8 @@ import type { Wild } from "./wild.js";
 /**
  * Prometheus Alertmanager (Zulip's zerver/webhooks/alertmanager): alerts grouped by the
  * label or annotation the `name` URL option names (the topic; default `instance`), each
- * described by the one `desc` names (default `alertname`), firing and resolved apart.
+ * described by the one `desc` names (default `alertname`), firing and resolved apart; each
+ * links to its `generatorURL`, when the alert has one.
  */
 
 /** A label, else an annotation, else the fallback. */
@@ -23,12 +24,13 @@ function messages(input: WebhookInput): WebhookMessage[] {
   for (const alert of input.payload.get("alerts").items()) {
     const name = field(alert, nameField, "(unknown)");
     const desc = field(alert, descField, `<missing field: ${descField}>`);
-    const url = alert.get("generatorURL").str().replaceAll("tab=1", "tab=0");
+    const generator = alert.opt("generatorURL");
+    const body = generator ? `${desc} ([source](${generator.str().replaceAll("tab=1", "tab=0")}))` : desc;
     const status = alert.get("status").str();
     if (status !== "firing" && status !== "resolved") continue;
     const lists = topics.get(name) ?? { firing: [], resolved: [] };
     topics.set(name, lists);
-    lists[status].push(`${desc} ([graph](${url}))`);
+    lists[status].push(body);
   }
   const out: WebhookMessage[] = [];
   for (const [topic, lists] of topics) {

@@ -1,16 +1,32 @@
 import { anomalousPayload } from "./errors.js";
+import { convertSlackFormatting, replaceLinks } from "./slack-formatting.js";
 import type { IncomingWebhookIntegration, WebhookInput, WebhookMessage } from "./types.js";
 import type { Wild } from "./wild.js";
 
 /**
  * Slack-compatible incoming webhooks (Zulip's zerver/webhooks/slack_incoming): `text`,
  * Block Kit `blocks` and legacy `attachments`, with Slack's link and emphasis syntax
- * turned into Markdown. The topic is the URL's, else the payload's `channel` without its
+ * turned into Markdown (slack-formatting.ts). The topic is the URL's, else the payload's `channel` without its
  * leading # or @, else "(no topic)".
  */
 
 const NAME = "SlackIncoming";
-const BLOCK_TYPES = new Set(["actions", "context", "divider", "header", "image", "input", "section"]);
+/** Block Kit types Zulip knows; those it does not render (calls, files, rich text...) add nothing. */
+const BLOCK_TYPES = new Set([
+  "actions",
+  "context",
+  "call",
+  "contact_card",
+  "condition",
+  "divider",
+  "file",
+  "header",
+  "image",
+  "input",
+  "section",
+  "table",
+  "rich_text",
+]);
 
 const joinPieces = (pieces: string[]) =>
   pieces
@@ -50,9 +66,10 @@ function renderBlock(block: Wild): string {
   if (type === "divider") return "----";
   if (type === "header") return `## ${textOf(block.get("text"), true)}`;
   if (type === "image") {
+    const imageUrl = url(block.get("image_url"));
+    const alt = block.get("alt_text").str();
     const title = block.opt("title");
-    const alt = title ? textOf(title, true) : block.get("alt_text").str();
-    return `[${alt}](${url(block.get("image_url"))})`;
+    return `[${title ? textOf(title, true) : alt}](${imageUrl})`;
   }
   if (type !== "section") return "";
   const pieces: string[] = [];
@@ -102,22 +119,42 @@ function renderAttachment(attachment: Wild): string {
   const blocks = present("blocks");
   if (blocks) pieces.push(...blocks.items().map(renderBlock));
   const image = present("image_url");
-  if (image) pieces.push(`[](${url(image)})`);
+  if (image) pieces.push(`[](${imageUrl(image)})`);
   const footer = present("footer");
   if (footer) pieces.push(footer.str());
   const ts = present("ts");
-  if (ts) pieces.push(`<time:${ts.int()}>`);
+  if (ts) pieces.push(globalTime(ts));
   return joinPieces(pieces);
 }
 
-/** Slack's <url|label> links as Markdown links. */
-const replaceLinks = (text: string) => text.replace(/<([\p{L}\p{N}_]+?:\/\/.*?)\|(.*?)>/gu, "[$2]($1)");
+/** An attachment's image: a URL as it is, else the text with unsafe characters %-quoted (requote_uri). */
+function imageUrl(value: Wild): string {
+  try {
+    return url(value);
+  } catch {
+    // Not a URL as it stands: quoted below.
+  }
+  const text = value.str();
+  try {
+    return text
+      .replace(/%(?![0-9A-Fa-f]{2})/g, "%25")
+      .replace(/[^A-Za-z0-9\-._~!#$%&'()*+,/:;=?@[\]]/gu, (c) => encodeURIComponent(c));
+  } catch {
+    throw anomalousPayload(NAME); // a lone surrogate, which no URL can hold
+  }
+}
 
-/** Slack's *bold* and _emphasis_ in Zulip's Markdown (** and *). */
-function replaceFormatting(text: string): string {
-  return text
-    .replace(/([^\p{L}\p{N}_]|^)\*(?!\s+)([^*\n]+)(?<!\s)\*((?=[^\p{L}\p{N}_])|$)/gu, "$1**$2**$3")
-    .replace(/([^\p{L}\p{N}_]|^)_(?!\s+)([^_\n]+)(?<!\s)_((?=[^\p{L}\p{N}_])|$)/gu, "$1*$2*$3");
+/**
+ * Zulip's global time syntax for a Unix time, which Slack sends as an integer or, seen in
+ * the wild, as a string holding a float: <time:2022-06-23T00:48:26+00:00>.
+ */
+function globalTime(ts: Wild): string {
+  const seconds = typeof ts.value === "string" ? Math.trunc(Number(ts.value)) : ts.int();
+  const date = new Date(seconds * 1000);
+  const year = date.getUTCFullYear();
+  // Python's datetime covers years 1 to 9999 only.
+  if (!Number.isFinite(seconds) || !(year >= 1 && year <= 9999)) throw anomalousPayload(NAME);
+  return `<time:${date.toISOString().replace(/\.\d{3}Z$/, "+00:00")}>`;
 }
 
 function messages(input: WebhookInput): WebhookMessage[] {
@@ -136,7 +173,7 @@ function messages(input: WebhookInput): WebhookMessage[] {
     body = (body + payload.get("text").str()).trim();
   }
   if (body === "") return [];
-  return [{ topic, content: replaceFormatting(replaceLinks(body).trim()) }];
+  return [{ topic, content: convertSlackFormatting(replaceLinks(body).trim()) }];
 }
 
 export const slackIncoming: IncomingWebhookIntegration = {

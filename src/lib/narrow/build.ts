@@ -1,10 +1,12 @@
 import type { Knex } from "knex";
 import { RECIPIENT_TYPE, type ChannelRow } from "../../db/channel-rows.js";
 import { bool, type UserRow } from "../../db/rows.js";
+import type { Config } from "../../config.js";
 import { whereMatches } from "../../db/search.js";
 import { JsonableError } from "../../errors.js";
 import { isGuestRole } from "../../world/roles.js";
 import { canAccessChannelHistory, isPrivate, isWebPublic } from "../../permissions/channel-access.js";
+import { userOrSystemBotByVisibleEmail } from "../access-users.js";
 import { accessibleMessage, type AccessedMessage, type MessageAccessScope } from "../message-access.js";
 import { MESSAGE_FLAG_BITS as FLAG } from "../message-flags.js";
 import { parseSearchQuery, type SearchTerms } from "../search.js";
@@ -19,8 +21,10 @@ import { badNarrow, type NarrowTerm } from "./parse.js";
  * and those it never received carry the `read` and `historical` flags.
  */
 
-/** Who reads, through which connection: as for message access. */
-export type NarrowScope = MessageAccessScope;
+/** Who reads, through which connection (as for message access); config for dummy addresses. */
+export interface NarrowScope extends MessageAccessScope {
+  readonly config: Config;
+}
 
 type Apply = (qb: Knex.QueryBuilder) => void;
 
@@ -58,12 +62,15 @@ const flagUnset =
 const operandText = (operand: NarrowTerm["operand"]) =>
   Array.isArray(operand) ? `[${operand.join(", ")}]` : String(operand);
 
-/** A user of the realm by ID or email (system bots included). */
+/**
+ * A user of the realm by ID or by an email the caller may see (system bots included): a
+ * hidden real email is as unknown as a missing one, so narrows confirm no addresses.
+ */
 function userByOperand(scope: NarrowScope, operand: string | number): UserRow | undefined {
   const realm = scope.world.realm;
   if (typeof operand === "number") return realm.userOrSystemBot(operand);
   if (/^\d+$/.test(operand.trim())) return realm.userOrSystemBot(Number(operand.trim()));
-  return realm.userByEmail(operand.trim());
+  return userOrSystemBotByVisibleEmail(scope.config, realm, scope.user, operand);
 }
 
 function channelByOperand(scope: NarrowScope, operand: string | number): ChannelRow | undefined {

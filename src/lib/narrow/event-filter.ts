@@ -1,4 +1,8 @@
+import type { Config } from "../../config.js";
+import type { UserRow } from "../../db/rows.js";
 import { badRequest } from "../../errors.js";
+import type { RealmSnapshot } from "../../world/realm.js";
+import { userOrSystemBotByVisibleEmail } from "../access-users.js";
 
 /**
  * The narrow an event queue was registered with: Zulip's narrow_predicate, a filter on
@@ -21,6 +25,25 @@ export function checkEventNarrow(narrow: EventNarrow): void {
       throw badRequest(`Operand ${operand} not supported.`);
     }
   }
+}
+
+/**
+ * The narrow as the filter compares it: a `sender` operand naming a user by an address
+ * the viewer may see (their real email where visible, the dummy address) becomes the API
+ * email their message events carry. Any other operand stays as given and so matches only
+ * that API email: a hidden real email matches nothing, as an unknown address does.
+ */
+export function eventNarrowFor(
+  config: Config,
+  realm: RealmSnapshot,
+  viewer: UserRow,
+  narrow: EventNarrow,
+): EventNarrow {
+  return narrow.map(([operator, operand]) => {
+    if (operator !== "sender") return [operator, operand] as const;
+    const sender = userOrSystemBotByVisibleEmail(config, realm, viewer, operand);
+    return [operator, sender ? sender.email : operand] as const;
+  });
 }
 
 /** The fields of a message event's message the filter reads. */

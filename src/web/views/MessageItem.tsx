@@ -47,6 +47,7 @@ export function MessageItem({ id, continued }: { id: number; continued: boolean 
   const [editing, setEditing] = useState<string | null>(null);
   const [picker, setPicker] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [active, setActive] = useState(false);
   const content = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => noteMessageDrawn(id), []);
   useLayoutEffect(() => {
@@ -100,6 +101,12 @@ export function MessageItem({ id, continued }: { id: number; continued: boolean 
       data-unread={unread ? "" : undefined}
       aria-labelledby={`msg-sender-${id}`}
       tabIndex={-1}
+      onMouseEnter={() => setActive(true)}
+      onMouseLeave={() => setActive(false)}
+      onFocusIn={() => setActive(true)}
+      onFocusOut={(e) => {
+        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setActive(false);
+      }}
     >
       <div class="message-gutter">
         {!continued ? (
@@ -180,75 +187,79 @@ export function MessageItem({ id, continued }: { id: number; continued: boolean 
           </div>
         )}
       </div>
-      <div class="message-actions" role="group" aria-label="Message actions">
-        <button
-          type="button"
-          class="icon-button"
-          aria-label="Add reaction"
-          title="Add reaction"
-          aria-expanded={picker}
-          onClick={() => setPicker(!picker)}
-        >
-          <Icon name="smile" size={16} />
-        </button>
-        <button
-          type="button"
-          class="icon-button"
-          aria-label="Quote and reply"
-          title="Quote and reply"
-          onClick={() => void quoteAndReply(message)}
-        >
-          <Icon name="quote" size={16} />
-        </button>
-        {mayEdit(message) && (
+      {/* Drawn only for the message pointed at or focused: a toolbar per message was most of
+          a long feed's memory. */}
+      {(active || picker) && (
+        <div class="message-actions" role="group" aria-label="Message actions">
           <button
             type="button"
             class="icon-button"
-            aria-label="Edit"
-            title="Edit"
-            disabled={busy}
-            onClick={() => void startEdit()}
+            aria-label="Add reaction"
+            title="Add reaction"
+            aria-expanded={picker}
+            onClick={() => setPicker(!picker)}
           >
-            <Icon name="edit" size={16} />
+            <Icon name="smile" size={16} />
           </button>
-        )}
-        <button
-          type="button"
-          class={starred ? "icon-button starred" : "icon-button"}
-          aria-label="Star"
-          aria-pressed={starred}
-          title={starred ? "Unstar" : "Star"}
-          onClick={() =>
-            void setFlag([id], "starred", !starred).catch((err: Error) => showToast(err.message))
-          }
-        >
-          <Icon name="star" size={16} />
-        </button>
-        <button
-          type="button"
-          class="icon-button"
-          aria-label="Copy link to message"
-          title="Copy link to message"
-          onClick={() =>
-            void navigator.clipboard
-              ?.writeText(new URL(messageLink(message), location.href).href)
-              .then(() => showToast("Link copied"))
-          }
-        >
-          <Icon name="link" size={16} />
-        </button>
-        {mayDelete(message) && (
           <button
             type="button"
-            class="icon-button danger"
-            aria-label="Delete"
-            title="Delete"
-            onClick={() => void remove()}
+            class="icon-button"
+            aria-label="Quote and reply"
+            title="Quote and reply"
+            onClick={() => void quoteAndReply(message)}
           >
-            <Icon name="trash" size={16} />
+            <Icon name="quote" size={16} />
           </button>
-        )}
-      </div>
+          {mayEdit(message) && (
+            <button
+              type="button"
+              class="icon-button"
+              aria-label="Edit"
+              title="Edit"
+              disabled={busy}
+              onClick={() => void startEdit()}
+            >
+              <Icon name="edit" size={16} />
+            </button>
+          )}
+          <button
+            type="button"
+            class={starred ? "icon-button starred" : "icon-button"}
+            aria-label="Star"
+            aria-pressed={starred}
+            title={starred ? "Unstar" : "Star"}
+            onClick={() =>
+              void setFlag([id], "starred", !starred).catch((err: Error) => showToast(err.message))
+            }
+          >
+            <Icon name="star" size={16} />
+          </button>
+          <button
+            type="button"
+            class="icon-button"
+            aria-label="Copy link to message"
+            title="Copy link to message"
+            onClick={() =>
+              void navigator.clipboard
+                ?.writeText(new URL(messageLink(message), location.href).href)
+                .then(() => showToast("Link copied"))
+            }
+          >
+            <Icon name="link" size={16} />
+          </button>
+          {mayDelete(message) && (
+            <button
+              type="button"
+              class="icon-button danger"
+              aria-label="Delete"
+              title="Delete"
+              onClick={() => void remove()}
+            >
+              <Icon name="trash" size={16} />
+            </button>
+          )}
+        </div>
+      )}
       {picker && <EmojiPicker onPick={react} onClose={() => setPicker(false)} />}
     </article>
   );

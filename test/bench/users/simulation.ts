@@ -1,5 +1,5 @@
 // Users-per-core load generator (one child process, on the load core): simulates N people
-// using chatd in real time (see README, "Users per core"). Every user holds one event queue
+// using chatd in real time (see docs/benchmark.md, "Users per core"). Every user holds one event queue
 // long-polling over its own keep-alive connection; pings presence every 60 s as the mobile
 // app does; sends a message every 5 minutes on average (Poisson; 70 % to one of its channels,
 // 30 % a direct message to a channel-mate), a third of them after a typing notification;
