@@ -80,7 +80,8 @@ export async function logIn(
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Log in" }).click();
-  await page.getByRole("navigation", { name: "Channels" }).waitFor();
+  // The app is drawn (its search box is in the top bar at every width; a phone hides the sidebars).
+  await page.getByRole("searchbox", { name: "Search" }).waitFor();
   return { context, page, problems };
 }
 

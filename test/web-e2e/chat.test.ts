@@ -10,6 +10,7 @@ import {
   type Person,
 } from "../helpers/browser.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { expectEventually } from "../helpers/web-views.js";
 import type { TestRealm } from "../helpers/factories.js";
 import { ROLE } from "../../src/world/roles.js";
 
@@ -256,12 +257,3 @@ describe("web client: two people chat in two browsers", function () {
 /** A 1x1 PNG. */
 const PIXEL_PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
-
-/** Polls a condition until it holds (the UI follows events within milliseconds; allow seconds). */
-export async function expectEventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

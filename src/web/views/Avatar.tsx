@@ -4,11 +4,13 @@ import { client } from "../app.js";
 /** A person's picture, or their initials on a colour of their own when there is none (or it fails to load). */
 export function Avatar({ userId, size = 36, url }: { userId: number; size?: number; url?: string | null }) {
   const user = client.world.users.value.get(userId);
-  const [failed, setFailed] = useState(false);
-  const src = url ?? user?.avatar_url ?? null;
+  // The picture that failed to load (a new one, after an upload, is tried afresh).
+  const [failed, setFailed] = useState<string | null>(null);
+  // The person's current picture (a message's copy may predate a change).
+  const src = user?.avatar_url ?? url ?? null;
   const name = user?.full_name ?? "?";
   const style = { width: `${size}px`, height: `${size}px` };
-  if (src && !failed) {
+  if (src && src !== failed) {
     return (
       <img
         class="avatar"
@@ -17,7 +19,7 @@ export function Avatar({ userId, size = 36, url }: { userId: number; size?: numb
         width={size}
         height={size}
         style={style}
-        onError={() => setFailed(true)}
+        onError={() => setFailed(src)}
         loading="lazy"
       />
     );
@@ -50,8 +52,8 @@ export function presenceOf(userId: number): "active" | "idle" | "offline" {
   return "offline";
 }
 
-export function PresenceDot({ userId }: { userId: number }) {
+export function PresenceDot({ userId, id }: { userId: number; id?: string }) {
   const state = presenceOf(userId);
   const label = state === "active" ? "Active" : state === "idle" ? "Idle" : "Offline";
-  return <span class={`presence presence-${state}`} role="img" aria-label={label} title={label} />;
+  return <span class={`presence presence-${state}`} id={id} role="img" aria-label={label} title={label} />;
 }

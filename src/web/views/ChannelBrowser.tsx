@@ -1,4 +1,6 @@
+import { effect } from "@preact/signals";
 import { useState } from "preact/hooks";
+import type { Channel } from "../api/types.js";
 import { client } from "../app.js";
 import { subscribe, unsubscribe } from "../actions.js";
 import { navigate } from "../router.js";
@@ -23,7 +25,7 @@ export function ChannelBrowser() {
       </div>
       <div class="list-scroll">
         {creating && <CreateChannel onDone={() => setCreating(false)} />}
-        <ul class="channel-browser">
+        <ul class="channel-browser" aria-label="All channels">
           {channels.map((channel) => {
             const subscribed = subs.has(channel.stream_id);
             return (
@@ -60,6 +62,26 @@ export function ChannelBrowser() {
   );
 }
 
+/** The channel of this name once the subscription's event made it known (null after 10 s). */
+function subscribedChannel(name: string): Promise<Channel | null> {
+  return new Promise((resolve) => {
+    let done = false;
+    let stop = () => {};
+    const finish = (channel: Channel | null) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      queueMicrotask(() => stop());
+      resolve(channel);
+    };
+    const timer = setTimeout(() => finish(null), 10_000);
+    stop = effect(() => {
+      const channel = client.world.channelByName(name);
+      if (channel && client.world.subscriptions.value.has(channel.stream_id)) finish(channel);
+    });
+  });
+}
+
 function CreateChannel({ onDone }: { onDone: () => void }) {
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");
@@ -67,16 +89,19 @@ function CreateChannel({ onDone }: { onDone: () => void }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const create = async () => {
+    const wanted = name.trim();
+    // Subscribing by name joins a channel that exists: say so instead.
+    if (client.world.channelByName(wanted)) {
+      setError(`A channel named ${wanted} already exists.`);
+      return;
+    }
     setBusy(true);
     setError(null);
     try {
-      await subscribe([name.trim()], { description, invite_only: privateChannel });
+      await subscribe([wanted], { description, invite_only: privateChannel });
       onDone();
-      // The channel's event arrives within moments; its ID names it in the URL.
-      setTimeout(() => {
-        const channel = client.world.channelByName(name.trim());
-        if (channel) navigate(channelHash(channel.stream_id, channel.name));
-      }, 300);
+      const channel = await subscribedChannel(wanted);
+      if (channel) navigate(channelHash(channel.stream_id, channel.name));
     } catch (err) {
       setError((err as Error).message);
     } finally {

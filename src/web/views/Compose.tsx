@@ -6,8 +6,7 @@ import { api } from "../api/http.js";
 import { narrowChannel, narrowDm, type Narrow } from "../model/narrow.js";
 import { dmPlace, streamPlace } from "../model/typing.js";
 import { dmKey } from "../model/narrow.js";
-import { suggestions, tokenAt, type Suggestion, type Token } from "./autocomplete.js";
-import { emojiTable, Emoji } from "./emoji.js";
+import { SuggestionList, useAutocomplete } from "./ComposeSuggestions.js";
 import { Icon } from "./Icon.js";
 import { composeTextarea } from "./focus.js";
 import {
@@ -48,9 +47,7 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
   const [error, setError] = useState<string | null>(null);
   const [preview, setPreview] = useState<string | null>(null);
   const [uploads, setUploads] = useState<Upload[]>([]);
-  const [token, setToken] = useState<Token | null>(null);
-  const [options, setOptions] = useState<Suggestion[]>([]);
-  const [selected, setSelected] = useState(0);
+  const autocomplete = useAutocomplete();
   const [dragging, setDragging] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
   const typing = useRef<{
@@ -157,65 +154,8 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
     }
   };
 
-  const refreshToken = (el: HTMLTextAreaElement) => {
-    const found = tokenAt(el.value, el.selectionStart);
-    setToken(found);
-    setSelected(0);
-    if (!found) {
-      setOptions([]);
-      return;
-    }
-    if (found.kind === "emoji") {
-      const url = client.world.realm.value.serverEmojiDataUrl;
-      if (url)
-        void emojiTable(url).then(
-          (table) => setOptions(suggestions(found, table.names, [])),
-          () => setOptions(suggestions(found, [], [])),
-        );
-      else setOptions(suggestions(found, [], []));
-    } else if (found.kind === "topic") {
-      setOptions(suggestions(found, [], client.topics.forChannel(found.streamId!)));
-    } else setOptions(suggestions(found, [], []));
-  };
-
-  const accept = (choice: Suggestion) => {
-    const el = composeTextarea.current!;
-    if (!token) return;
-    const before = el.value.slice(0, token.start);
-    const after = el.value.slice(el.selectionStart);
-    composeText.value = before + choice.insert + after;
-    setToken(null);
-    setOptions([]);
-    const caret = before.length + choice.insert.length;
-    requestAnimationFrame(() => {
-      el.focus();
-      el.setSelectionRange(caret, caret);
-    });
-  };
-
   const onKeyDown = (e: KeyboardEvent) => {
-    if (options.length > 0 && token) {
-      if (e.key === "ArrowDown") {
-        e.preventDefault();
-        setSelected((selected + 1) % options.length);
-        return;
-      }
-      if (e.key === "ArrowUp") {
-        e.preventDefault();
-        setSelected((selected + options.length - 1) % options.length);
-        return;
-      }
-      if (e.key === "Enter" || e.key === "Tab") {
-        e.preventDefault();
-        accept(options[selected]!);
-        return;
-      }
-      if (e.key === "Escape") {
-        e.preventDefault();
-        setOptions([]);
-        return;
-      }
-    }
+    if (autocomplete.onKeyDown(e)) return;
     if (e.key === "Enter" && !e.isComposing) {
       // Zulip's enter_sends: on, Enter sends (Shift+Enter a new line); off, Enter is a new line. Ctrl+Enter always sends.
       if (e.ctrlKey || e.metaKey || (settings.enter_sends && !e.shiftKey && !e.altKey)) {
@@ -254,6 +194,7 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
   };
 
   const typists = composePlaceTypists(target);
+  const suggesting = autocomplete.options.length > 0;
 
   return (
     <form
@@ -366,12 +307,12 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
             value={text}
             onInput={(e) => {
               composeText.value = e.currentTarget.value;
-              refreshToken(e.currentTarget);
+              autocomplete.refresh(e.currentTarget);
               noteTyping();
             }}
-            onClick={(e) => refreshToken(e.currentTarget)}
+            onClick={(e) => autocomplete.refresh(e.currentTarget)}
             onKeyDown={onKeyDown}
-            onBlur={() => setTimeout(() => setOptions([]), 150)}
+            onBlur={() => setTimeout(autocomplete.dismiss, 150)}
             onPaste={(e) => {
               const files = [...(e.clipboardData?.files ?? [])];
               if (files.length > 0) {
@@ -380,38 +321,11 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
               }
             }}
             aria-autocomplete="list"
-            aria-controls={options.length > 0 ? "compose-suggestions" : undefined}
-            aria-expanded={options.length > 0}
+            aria-controls={suggesting ? "compose-suggestions" : undefined}
+            aria-activedescendant={suggesting ? `compose-suggestion-${autocomplete.selected}` : undefined}
           />
         )}
-        {options.length > 0 && preview === null && (
-          <ul class="suggestions" id="compose-suggestions" role="listbox" aria-label="Suggestions">
-            {options.map((option, i) => (
-              <li
-                key={option.key}
-                role="option"
-                aria-selected={i === selected}
-                onMouseDown={(e) => {
-                  e.preventDefault();
-                  accept(option);
-                }}
-              >
-                {option.emoji && (
-                  <Emoji
-                    emoji={{
-                      emoji_name: option.emoji.name,
-                      emoji_code: option.emoji.code,
-                      reaction_type: option.emoji.type,
-                    }}
-                    size={18}
-                  />
-                )}
-                <span class="suggestion-label">{option.label}</span>
-                {option.detail && <span class="suggestion-detail">{option.detail}</span>}
-              </li>
-            ))}
-          </ul>
-        )}
+        {preview === null && <SuggestionList autocomplete={autocomplete} />}
       </div>
       {uploads.map((u) => (
         <div class="upload-progress" key={u.id}>

@@ -1,9 +1,8 @@
-import { useEffect, useLayoutEffect, useMemo, useRef } from "preact/hooks";
-import { useSignalEffect } from "@preact/signals";
+import { useEffect, useMemo, useRef } from "preact/hooks";
 import { client } from "../app.js";
 import { setFlag, markNarrowRead } from "../actions.js";
 import type { Message } from "../api/types.js";
-import { loadInitial, loadNewer, loadOlder } from "../live/fetch.js";
+import { loadInitial } from "../live/fetch.js";
 import type { MessageList } from "../model/messages.js";
 import { hashOf, nearMessageId, narrowChannel, narrowDm, type Narrow } from "../model/narrow.js";
 import { replaceHash } from "../router.js";
@@ -13,10 +12,8 @@ import { channelHash, dmHash, topicHash } from "./LeftSidebar.js";
 import { Icon } from "./Icon.js";
 import { composeTarget } from "./compose-state.js";
 import { channelOf } from "./links.js";
+import { useFeedScrolling } from "./feed-scrolling.js";
 import { noteFeedDrawn } from "../perf.js";
-
-/** Scrolled this close to an end, the next batch is fetched. */
-const EDGE_PX = 600;
 
 /** A run of messages of one conversation (a recipient header over them), and the day they start. */
 interface Block {
@@ -71,7 +68,11 @@ export function Feed({ narrow, title }: { narrow: Narrow; title: string }) {
     [ids],
   );
 
-  useScrolling(scroller, list);
+  const retryAtEdge = useFeedScrolling(scroller, list, list.anchor.value);
+  const retry = () =>
+    list.ids.value.length === 0
+      ? void loadInitial(client, list, nearMessageId(narrow)).catch(() => undefined)
+      : retryAtEdge();
   useEffect(() => {
     if (blocks.length > 0) noteFeedDrawn();
   }, [blocks.length > 0]);
@@ -104,7 +105,10 @@ export function Feed({ narrow, title }: { narrow: Narrow; title: string }) {
         )}
         {list.error.value && (
           <p class="feed-edge error" role="alert">
-            Messages could not be loaded: {list.error.value}
+            Messages could not be loaded: {list.error.value}{" "}
+            <button type="button" class="text-button" onClick={retry}>
+              Try again
+            </button>
           </p>
         )}
         {empty && (
@@ -191,79 +195,6 @@ function RecipientHeader({ message }: { message: Message }) {
       </a>
     </h2>
   );
-}
-
-/** Fetches older and newer messages at the ends, keeps the reading position, follows new messages at the bottom. */
-function useScrolling(scroller: { current: HTMLDivElement | null }, list: MessageList): void {
-  const stickToBottom = useRef(true);
-  const lastHeight = useRef(0);
-  const lastFirstId = useRef<number | undefined>(undefined);
-  const scrolledToAnchor = useRef<number | null>(null);
-
-  useLayoutEffect(() => {
-    const el = scroller.current;
-    if (!el) return;
-    const firstId = list.ids.value[0];
-    // Older messages were added above: keep what was on screen where it was.
-    if (lastFirstId.current !== undefined && firstId !== undefined && firstId < lastFirstId.current) {
-      el.scrollTop += el.scrollHeight - lastHeight.current;
-    } else if (scrolledToAnchor.current !== list.anchor.value && list.anchor.value !== null) {
-      const target = el.querySelector<HTMLElement>(`[data-message-id="${list.anchor.value}"]`);
-      if (target) {
-        scrolledToAnchor.current = list.anchor.value;
-        el.scrollTop = Math.max(0, target.offsetTop - el.clientHeight / 3);
-        stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-      }
-    } else if (stickToBottom.current) {
-      el.scrollTop = el.scrollHeight;
-    }
-    lastHeight.current = el.scrollHeight;
-    lastFirstId.current = firstId;
-    // Drawn at (or near) the top: no scroll event will come to ask for older messages
-    // (a wheel at scrollTop 0 scrolls nothing), so ask now.
-    if (el.scrollTop < EDGE_PX && firstId !== undefined && !list.foundOldest.value) {
-      void loadOlder(client, list).catch(() => undefined);
-    }
-    // Likewise at the bottom (a view opened at its newest messages, fetched before the
-    // queue existed, first fetches what may have followed: live/prefetch.ts).
-    if (
-      el.scrollHeight - el.scrollTop - el.clientHeight < EDGE_PX &&
-      firstId !== undefined &&
-      !list.foundNewest.value
-    ) {
-      void loadNewer(client, list).catch(() => undefined);
-    }
-  });
-
-  useEffect(() => {
-    const el = scroller.current;
-    if (!el) return;
-    const onScroll = () => {
-      stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-      if (el.scrollTop < EDGE_PX && !list.foundOldest.value)
-        void loadOlder(client, list).catch(() => undefined);
-      if (el.scrollHeight - el.scrollTop - el.clientHeight < EDGE_PX && !list.foundNewest.value) {
-        void loadNewer(client, list).catch(() => undefined);
-      }
-    };
-    el.addEventListener("scroll", onScroll, { passive: true });
-    return () => el.removeEventListener("scroll", onScroll);
-  }, [list]);
-
-  // A short view (a few messages) has nothing to scroll: fetch older ones straight away.
-  useSignalEffect(() => {
-    const el = scroller.current;
-    const count = list.ids.value.length;
-    if (
-      el &&
-      count > 0 &&
-      list.loading.value === null &&
-      !list.foundOldest.value &&
-      el.scrollHeight <= el.clientHeight + EDGE_PX
-    ) {
-      void loadOlder(client, list).catch(() => undefined);
-    }
-  });
 }
 
 /** Marks unread messages read once they have been on screen while the window had the focus. */

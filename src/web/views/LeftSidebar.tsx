@@ -1,8 +1,7 @@
-import { useComputed } from "@preact/signals";
 import { follow } from "./follow.js";
 import { client } from "../app.js";
 import { channelSlug, dmSlug, encodeHashComponent, narrowHash } from "../model/hash.js";
-import { narrowChannel, narrowDm, dmKey } from "../model/narrow.js";
+import { canonicalNarrow, narrowChannel, narrowDm, dmKey, type Narrow } from "../model/narrow.js";
 import { currentView } from "../router.js";
 import { Icon, type IconName } from "./Icon.js";
 import { PresenceDot } from "./Avatar.js";
@@ -25,6 +24,27 @@ function Count({ count, id }: { count: number; id?: string }) {
   return (
     <span class="count" id={id}>
       {count > 999 ? "999+" : count}
+    </span>
+  );
+}
+
+/** The open view's narrow with IDs for names and slugs ("12-general" -> "12"), as the feed has it. */
+function openNarrow(): Narrow | null {
+  const view = currentView.value;
+  return view.kind === "narrow" ? canonicalNarrow(view.terms, client.world) : null;
+}
+
+/** The IDs of what describes a link (its count, "muted"), or undefined when nothing does. */
+function describedBy(...ids: Array<string | false>): string | undefined {
+  const present = ids.filter((id): id is string => id !== false);
+  return present.length > 0 ? present.join(" ") : undefined;
+}
+
+/** Says "muted" to a screen reader, where the sidebar shows a muted entry dimmed. */
+function MutedNote({ id }: { id: string }) {
+  return (
+    <span class="visually-hidden" id={id}>
+      muted
     </span>
   );
 }
@@ -108,8 +128,8 @@ export function LeftSidebar() {
 }
 
 function ChannelList() {
-  const view = currentView.value;
-  const open = view.kind === "narrow" ? narrowChannel(view.terms) : null;
+  const narrow = openNarrow();
+  const open = narrow ? narrowChannel(narrow) : null;
   const subs = client.world.sidebarChannels.value;
   follow(client.unread.version);
   follow(client.world.userTopics);
@@ -134,6 +154,7 @@ function ChannelList() {
           );
           const current = open?.streamId === sub.stream_id;
           const countId = `channel-count-${sub.stream_id}`;
+          const mutedId = `channel-muted-${sub.stream_id}`;
           return (
             <li key={sub.stream_id} class={sub.is_muted ? "muted" : undefined}>
               <a
@@ -141,7 +162,7 @@ function ChannelList() {
                 class="side-link"
                 aria-current={current && open?.topic === null ? "page" : undefined}
                 aria-label={sub.name}
-                aria-describedby={count ? countId : undefined}
+                aria-describedby={describedBy(count > 0 && countId, sub.is_muted && mutedId)}
                 onClick={closeSidebars}
               >
                 <span class="channel-swatch" style={{ color: sub.color }}>
@@ -149,6 +170,7 @@ function ChannelList() {
                 </span>
                 <span class="side-label">{sub.name}</span>
                 <Count count={count} id={countId} />
+                {sub.is_muted && <MutedNote id={mutedId} />}
               </a>
               {current && (
                 <TopicList streamId={sub.stream_id} name={sub.name} openTopic={open?.topic ?? null} />
@@ -171,16 +193,18 @@ function TopicList({
   name: string;
   openTopic: string | null;
 }) {
-  const topics = useComputed(() => {
-    follow(client.unread.version);
-    return client.topics.forChannel(streamId);
-  }).value;
+  // Read here, not in a computed: the counts below must redraw this list when they change.
+  follow(client.unread.version);
+  const topics = client.topics.forChannel(streamId);
   if (topics.length === 0) return null;
   return (
     <ul class="topic-list" aria-label={`Topics in ${name}`}>
-      {topics.slice(0, 15).map((t) => {
+      {topics.slice(0, 15).map((t, i) => {
         const count = client.unread.topicCount(streamId, t.name);
         const muted = client.world.isTopicMuted(streamId, t.name);
+        const label = t.name === "" ? client.world.realm.value.emptyTopicName : t.name;
+        const countId = `topic-count-${streamId}-${i}`;
+        const mutedId = `topic-muted-${streamId}-${i}`;
         return (
           <li key={t.name} class={muted ? "muted" : undefined}>
             <a
@@ -189,12 +213,13 @@ function TopicList({
               aria-current={
                 openTopic !== null && openTopic.toLowerCase() === t.name.toLowerCase() ? "page" : undefined
               }
+              aria-label={label}
+              aria-describedby={describedBy(count > 0 && countId, muted && mutedId)}
               onClick={closeSidebars}
             >
-              <span class="side-label">
-                {t.name === "" ? client.world.realm.value.emptyTopicName : t.name}
-              </span>
-              <Count count={count} />
+              <span class="side-label">{label}</span>
+              <Count count={count} id={countId} />
+              {muted && <MutedNote id={mutedId} />}
             </a>
           </li>
         );
@@ -204,8 +229,8 @@ function TopicList({
 }
 
 function DmList() {
-  const view = currentView.value;
-  const open = view.kind === "narrow" ? narrowDm(view.terms) : null;
+  const narrow = openNarrow();
+  const open = narrow ? narrowDm(narrow) : null;
   const openKey = open ? dmKey(open, client.myUserId) : null;
   follow(client.unread.version);
   const recent = [...client.recentDms.value].sort((a, b) => b[1] - a[1]).slice(0, 20);
@@ -222,6 +247,7 @@ function DmList() {
           const ids = key.split(",").map(Number);
           const names = ids.map((id) => client.world.fullName(id) ?? "Unknown user").join(", ");
           const count = client.unread.dmCount(key);
+          const countId = `dm-count-${key.replace(/,/g, "-")}`;
           return (
             <li key={key}>
               <a
@@ -229,11 +255,12 @@ function DmList() {
                 class="side-link"
                 aria-current={openKey === key ? "page" : undefined}
                 aria-label={names}
+                aria-describedby={describedBy(count > 0 && countId)}
                 onClick={closeSidebars}
               >
                 {ids.length === 1 ? <PresenceDot userId={ids[0]!} /> : <Icon name="users" size={14} />}
                 <span class="side-label">{names}</span>
-                <Count count={count} />
+                <Count count={count} id={countId} />
               </a>
             </li>
           );

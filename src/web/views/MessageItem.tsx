@@ -7,11 +7,12 @@ import { Emoji } from "./emoji.js";
 import { EmojiPicker } from "./EmojiPicker.js";
 import { Icon } from "./Icon.js";
 import { fullDate, timeOfDay } from "./time.js";
-import { enhanceContent, onContentClick } from "./content.js";
+import { enhanceContent, onContentClick, onContentKeyDown } from "./content.js";
 import { quoteAndReply } from "./compose-state.js";
 import { openProfile } from "./ProfileCard.js";
 import { messageLink } from "./links.js";
 import { showToast } from "./Toast.js";
+import { UserStatus } from "./UserStatus.js";
 import { noteMessageDrawn } from "../perf.js";
 
 /** Reactions grouped by emoji, in the order each was first added. */
@@ -132,6 +133,7 @@ export function MessageItem({ id, continued }: { id: number; continued: boolean 
           <span class="sender" id={`msg-sender-${id}`}>
             {senderName}
           </span>
+          <UserStatus status={client.world.statuses.value.get(message.sender_id)} emojiOnly />
           <a class="message-time" href={messageLink(message)} title={fullDate(message.timestamp, twentyFour)}>
             <time dateTime={new Date(message.timestamp * 1000).toISOString()}>
               {timeOfDay(message.timestamp, twentyFour)}
@@ -152,6 +154,7 @@ export function MessageItem({ id, continued }: { id: number; continued: boolean 
             class="message-content rendered"
             ref={content}
             onClick={onContentClick}
+            onKeyDown={onContentKeyDown}
             dangerouslySetInnerHTML={{ __html: message.content }}
           />
         )}

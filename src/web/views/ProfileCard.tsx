@@ -2,7 +2,7 @@ import { signal } from "@preact/signals";
 import { client } from "../app.js";
 import { navigate } from "../router.js";
 import { Avatar, presenceOf } from "./Avatar.js";
-import { Emoji } from "./emoji.js";
+import { UserStatus } from "./UserStatus.js";
 import { dmHash } from "./LeftSidebar.js";
 import { Modal } from "./Modal.js";
 
@@ -54,22 +54,8 @@ export function ProfileCard() {
           <dt>Status</dt>
           <dd>
             {presence === "active" ? "Active" : presence === "idle" ? "Idle" : "Offline"}
-            {status?.status_text || status?.emoji_name ? (
-              <span class="status-text">
-                {" · "}
-                {status.emoji_name && (
-                  <Emoji
-                    emoji={{
-                      emoji_name: status.emoji_name,
-                      emoji_code: status.emoji_code ?? "",
-                      reaction_type: status.reaction_type ?? "unicode_emoji",
-                    }}
-                    size={16}
-                  />
-                )}{" "}
-                {status.status_text}
-              </span>
-            ) : null}
+            {(status?.status_text || status?.emoji_name) && " · "}
+            <UserStatus status={status} />
           </dd>
           {localTime && (
             <>

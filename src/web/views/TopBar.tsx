@@ -8,6 +8,7 @@ import { Avatar } from "./Avatar.js";
 import { leftOpen, rightOpen } from "./layout.js";
 import { openStatusDialog } from "./StatusDialog.js";
 import { searchInput } from "./focus.js";
+import { ownFilePath } from "./links.js";
 
 /** The search text for a narrow, as Zulip's search box shows it ("channel:general topic:lunch"). */
 function searchText(): string {
@@ -79,7 +80,7 @@ export function TopBar() {
         <Icon name="menu" />
       </button>
       <a href="#inbox" class="realm-name">
-        <img src={realm.iconUrl} alt="" width={24} height={24} />
+        <img src={ownFilePath(realm.iconUrl)} alt="" width={24} height={24} />
         <span>{realm.name}</span>
       </a>
       <form role="search" class="search" onSubmit={submit}>

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { follow } from "./follow.js";
 import { client } from "../app.js";
 import { PresenceDot, presenceOf } from "./Avatar.js";
-import { Emoji } from "./emoji.js";
+import { UserStatus } from "./UserStatus.js";
 import { openProfile } from "./ProfileCard.js";
 
 const ORDER = { active: 0, idle: 1, offline: 2 } as const;
@@ -39,28 +39,21 @@ export function UserList() {
         onInput={(e) => setFilter(e.currentTarget.value)}
       />
       <ul class="user-list">
-        {people.map(({ user }) => {
-          const status = statuses.get(user.user_id);
-          return (
-            <li key={user.user_id}>
-              <button type="button" class="user-entry" onClick={() => openProfile(user.user_id)}>
-                <PresenceDot userId={user.user_id} />
-                <span class="user-name">{user.full_name}</span>
-                {status?.emoji_name && (
-                  <Emoji
-                    emoji={{
-                      emoji_name: status.emoji_name,
-                      emoji_code: status.emoji_code ?? "",
-                      reaction_type: status.reaction_type ?? "unicode_emoji",
-                    }}
-                    size={14}
-                  />
-                )}
-                {status?.status_text && <span class="user-status">{status.status_text}</span>}
-              </button>
-            </li>
-          );
-        })}
+        {people.map(({ user }) => (
+          <li key={user.user_id}>
+            <button
+              type="button"
+              class="user-entry"
+              aria-label={user.full_name}
+              aria-describedby={`user-presence-${user.user_id} user-status-${user.user_id}`}
+              onClick={() => openProfile(user.user_id)}
+            >
+              <PresenceDot userId={user.user_id} id={`user-presence-${user.user_id}`} />
+              <span class="user-name">{user.full_name}</span>
+              <UserStatus status={statuses.get(user.user_id)} id={`user-status-${user.user_id}`} />
+            </button>
+          </li>
+        ))}
       </ul>
     </aside>
   );

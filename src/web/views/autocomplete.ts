@@ -21,7 +21,8 @@ export interface Token {
 
 export function tokenAt(text: string, caret: number): Token | null {
   const before = text.slice(0, caret);
-  let match = /(^|\s)#\*\*([^*>]+)>([^*]*)$/.exec(before);
+  // "#**channel>topic", or Zulip's topic jump: ">" typed after a completed "#**channel** ".
+  let match = /(^|\s)#\*\*([^*>]+)(?:\*\* ?)?>([^*\n]*)$/.exec(before);
   if (match) {
     const channel = client.world.channelByName(match[2]!);
     if (channel)

@@ -12,6 +12,41 @@ export function enhanceContent(root: HTMLElement): void {
     const char = code ? emojiChar(code) : "";
     if (char) span.textContent = char;
   }
+  // A spoiler's header is what opens it: a button to the keyboard and to screen readers.
+  for (const header of root.querySelectorAll<HTMLElement>(".spoiler-header")) {
+    header.setAttribute("role", "button");
+    header.tabIndex = 0;
+    header.setAttribute("aria-expanded", String(header.parentElement?.classList.contains("spoiler-open")));
+    if (header.textContent?.trim() === "") header.setAttribute("aria-label", "Spoiler");
+  }
+  // An image preview is named by its file (the server writes no alt text).
+  for (const img of root.querySelectorAll<HTMLImageElement>(".message_inline_image img:not([alt])")) {
+    const link = img.closest("a");
+    img.alt = link?.getAttribute("title") || fileName(link?.getAttribute("href") ?? "") || "Image";
+  }
+}
+
+function fileName(href: string): string {
+  try {
+    return decodeURIComponent(href.split("/").pop() ?? "");
+  } catch {
+    return "";
+  }
+}
+
+function toggleSpoiler(header: Element): void {
+  const block = header.parentElement;
+  const open = block?.classList.toggle("spoiler-open") ?? false;
+  header.setAttribute("aria-expanded", String(open));
+  block?.querySelector(".spoiler-content")?.setAttribute("aria-hidden", String(!open));
+}
+
+/** Enter and Space on a spoiler's header open and close it (it is a button). */
+export function onContentKeyDown(event: KeyboardEvent): void {
+  const header = (event.target as HTMLElement).closest(".spoiler-header");
+  if (!header || (event.key !== "Enter" && event.key !== " ")) return;
+  event.preventDefault();
+  toggleSpoiler(header);
 }
 
 /**
@@ -24,9 +59,7 @@ export function onContentClick(event: MouseEvent): void {
   const spoiler = target.closest(".spoiler-header");
   if (spoiler) {
     event.preventDefault();
-    const block = spoiler.parentElement;
-    const open = block?.classList.toggle("spoiler-open") ?? false;
-    block?.querySelector(".spoiler-content")?.setAttribute("aria-hidden", String(!open));
+    toggleSpoiler(spoiler);
     return;
   }
   const mention = target.closest<HTMLElement>(".user-mention[data-user-id]");

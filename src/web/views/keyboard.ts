@@ -12,29 +12,42 @@ function typing(target: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
 }
 
-/** The message with the keyboard focus, or the first one on screen. */
+const feedArticles = () => [
+  ...document.querySelectorAll<HTMLElement>(
+    '[role="region"][aria-label="Messages"] article[data-message-id]',
+  ),
+];
+
+/** The message with the keyboard focus, if any. */
 function focusedMessage(): HTMLElement | null {
-  const active = document.activeElement?.closest<HTMLElement>("article[data-message-id]");
-  if (active) return active;
-  const feed = document.querySelector<HTMLElement>('[role="region"][aria-label="Messages"]');
-  if (!feed) return null;
-  const top = feed.getBoundingClientRect().top;
-  return (
-    [...feed.querySelectorAll<HTMLElement>("article[data-message-id]")].find(
-      (a) => a.getBoundingClientRect().bottom > top + 8,
-    ) ?? null
-  );
+  return document.activeElement?.closest<HTMLElement>("article[data-message-id]") ?? null;
 }
 
+/**
+ * The message a shortcut acts on: the focused one, else where the person reads: the
+ * newest message wholly on screen (the feed opens at the bottom or at the first unread).
+ */
+function selectedMessage(): HTMLElement | null {
+  const focused = focusedMessage();
+  if (focused) return focused;
+  const feed = document.querySelector<HTMLElement>('[role="region"][aria-label="Messages"]');
+  if (!feed) return null;
+  const { top, bottom } = feed.getBoundingClientRect();
+  const onScreen = feedArticles().filter((a) => {
+    const box = a.getBoundingClientRect();
+    return box.top >= top - 1 && box.bottom <= bottom + 1;
+  });
+  return onScreen[onScreen.length - 1] ?? null;
+}
+
+/** j/k: the next or previous message; the first press selects the one being read. */
 function moveFocus(step: 1 | -1): void {
-  const articles = [
-    ...document.querySelectorAll<HTMLElement>('[aria-label="Messages"] article[data-message-id]'),
-  ];
-  if (articles.length === 0) return;
+  const articles = feedArticles();
   const current = focusedMessage();
   const index = current ? articles.indexOf(current) : -1;
   const next =
-    articles[Math.max(0, Math.min(articles.length - 1, index === -1 ? articles.length - 1 : index + step))]!;
+    index === -1 ? selectedMessage() : articles[Math.max(0, Math.min(articles.length - 1, index + step))];
+  if (!next) return;
   next.focus();
   next.scrollIntoView({ block: "nearest" });
 }
@@ -71,7 +84,7 @@ export function useKeyboardShortcuts(): void {
       }
       if (typing(e.target)) return;
       const message = () => {
-        const id = Number(focusedMessage()?.dataset.messageId);
+        const id = Number(selectedMessage()?.dataset.messageId);
         return client.messages.value(id);
       };
       switch (e.key) {
@@ -94,6 +107,8 @@ export function useKeyboardShortcuts(): void {
         }
         case "r":
         case "Enter": {
+          // Enter on a link or a button is theirs (it follows or presses them).
+          if (e.key === "Enter" && !focusedMessage() && document.activeElement !== document.body) return;
           const m = message();
           if (!m) return;
           e.preventDefault();

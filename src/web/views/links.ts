@@ -24,3 +24,15 @@ export function messageLink(message: Message): string {
     { operator: "near", operand: String(message.id) },
   ]);
 }
+
+/**
+ * A URL of this server's own files as a path: register names them under the server's
+ * public URL, and the page may be open under another name for the same server (its
+ * address on the local network), where the public name may not resolve.
+ */
+export function ownFilePath(url: string): string {
+  const parsed = new URL(url, location.href);
+  return /^\/(static|user_avatars|user_uploads)\//.test(parsed.pathname)
+    ? parsed.pathname + parsed.search
+    : url;
+}
