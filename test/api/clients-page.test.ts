@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { expectSuccess } from "../helpers/client.js";
+import { LOADING_PLACEHOLDER_SRC } from "../../src/render/upload-previews.js";
 import { register } from "../helpers/events.js";
 import { startTestServer, TEST_HOST, type TestServer } from "../helpers/server.js";
 import type { TestRealm } from "../helpers/factories.js";
@@ -97,6 +98,14 @@ describe("the page at /help/clients and the files under /static", function () {
     const head = await get("/static/images/logo/chatd-icon-128x128.png", { method: "HEAD" });
     expect(head.status).to.equal(200);
     expect(head.headers.get("content-type")).to.equal("image/png");
+  });
+
+  it("serves the placeholder image previews show until their thumbnail is made", async function () {
+    // The rendered HTML of an image upload names it before its thumbnail exists (render/upload-previews.ts).
+    const res = await get(LOADING_PLACEHOLDER_SRC);
+    expect(res.status).to.equal(200);
+    expect(res.headers.get("content-type")).to.equal("image/svg+xml");
+    expect(await res.text()).to.match(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   });
 
   it("serves nothing outside the static directory, and no unknown file", async function () {
