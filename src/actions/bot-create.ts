@@ -12,7 +12,8 @@ import { ALLOWED_INTERFACE_TYPES, BOT_TYPE } from "../world/bots.js";
 import { doIssueApiKey } from "./api-keys.js";
 import { checkValidBotConfig, doSetBotConfig } from "./bot-config.js";
 import { sendBotAdded } from "./bot-events.js";
-import { checkBotNameAvailable, checkFullName, checkNameAvailable, doCreateUser } from "./users.js";
+import { checkBotNameAvailable, checkFullName, checkNameAvailable } from "../lib/user-validation.js";
+import { doCreateUser } from "./user-create.js";
 
 export interface CreateBotInput {
   fullName: string;

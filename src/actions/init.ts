@@ -11,7 +11,8 @@ import { doIssueApiKey } from "./api-keys.js";
 import { checkCreateChannelInTx } from "./channel-create.js";
 import { sendBotChannelMessage } from "./channel-notices.js";
 import { doCreateRealm } from "./realm.js";
-import { checkFullName, doCreateUser } from "./users.js";
+import { checkFullName } from "../lib/user-validation.js";
+import { doCreateUser } from "./user-create.js";
 
 export interface InitInput {
   realmName: string;

@@ -8,7 +8,9 @@ import { hashPassword, isStrongPassword, verifyPassword } from "../lib/passwords
 import { p, type ParamSpec, type ParamValues } from "../params.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { isAdminRole } from "../world/roles.js";
-import { checkFullName, checkNameAvailable, doChangeDeliveryEmail, doChangeFullName } from "./users.js";
+import { checkFullName, checkNameAvailable } from "../lib/user-validation.js";
+import { doChangeDeliveryEmail } from "./user-email.js";
+import { doChangeFullName } from "./user-update.js";
 import { doEndUserSessions } from "./sessions.js";
 import { doChangeUserSetting } from "./user-setting-change.js";
 import { doTellStatusAway } from "./user-status.js";

@@ -3,12 +3,9 @@ import {
   checkUpdateOwnProfileData,
   type ProfileDataEntry,
 } from "../actions/custom-profile-fields.js";
-import {
-  checkCreateUser,
-  checkDeactivateUser,
-  checkReactivateUser,
-  checkUpdateUser,
-} from "../actions/users.js";
+import { checkDeactivateUser, checkReactivateUser } from "../actions/user-activation.js";
+import { checkCreateUser } from "../actions/user-create.js";
+import { checkUpdateUser } from "../actions/user-update.js";
 import { bool } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";

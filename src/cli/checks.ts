@@ -1,5 +1,5 @@
 import { checkPassword } from "../actions/init.js";
-import { checkFullName } from "../actions/users.js";
+import { checkFullName } from "../lib/user-validation.js";
 import { isValidEmail } from "../lib/emails.js";
 import { ROLE_BY_NAME, type Role } from "../world/roles.js";
 import { CliError } from "./output.js";

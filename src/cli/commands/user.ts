@@ -10,7 +10,10 @@ import { valueOrAsk, type PromptOptions } from "../prompts.js";
 import { requireRealm, userFromFlagOrAsk } from "../realm.js";
 
 // Loaded when the command runs: a server never needs them (test/cli/lazy-loading.test.ts).
-const usersActions = () => import("../../actions/users.js");
+const userCreate = () => import("../../actions/user-create.js");
+const userUpdate = () => import("../../actions/user-update.js");
+const userActivation = () => import("../../actions/user-activation.js");
+const userPassword = () => import("../../actions/user-password.js");
 const customProfileFieldsLib = () => import("../../lib/custom-profile-fields.js");
 const usersPresenters = () => import("../../presenters/users.js");
 
@@ -96,7 +99,7 @@ const createCommand = new Command("create")
           checkPassword,
         );
         const user = await (
-          await usersActions()
+          await userCreate()
         ).checkCreateUser(app, realm.id, "operator", {
           email,
           fullName,
@@ -201,7 +204,7 @@ const roleCommand = new Command("role")
           checkRoleName,
         ),
       );
-      await (await usersActions()).checkUpdateUser(app, realm.id, "operator", user.id, { role });
+      await (await userUpdate()).checkUpdateUser(app, realm.id, "operator", user.id, { role });
       const changed = await reload(app, realm.id, user.id);
       if (opts.json) printJson({ ...summary(changed), previous_role: roleName(user.role) });
       else printLine(`${changed.delivery_email}: ${roleName(user.role)} -> ${roleName(changed.role)}`);
@@ -215,7 +218,7 @@ const deactivateCommand = new Command("deactivate")
   .option("--json", "print {user_id, email, full_name, role, is_active} as JSON")
   .action(async (opts: CommonOptions, cmd: Command) => {
     await withUser(cmd, opts, "deactivating a user", async (app, realm, user) => {
-      await (await usersActions()).checkDeactivateUser(app, realm.id, "operator", user.id);
+      await (await userActivation()).checkDeactivateUser(app, realm.id, "operator", user.id);
       const changed = await reload(app, realm.id, user.id);
       if (opts.json) printJson(summary(changed));
       else printLine(`deactivated ${changed.delivery_email}`);
@@ -229,7 +232,7 @@ const reactivateCommand = new Command("reactivate")
   .option("--json", "print {user_id, email, full_name, role, is_active} as JSON")
   .action(async (opts: CommonOptions, cmd: Command) => {
     await withUser(cmd, opts, "reactivating a user", async (app, realm, user) => {
-      await (await usersActions()).checkReactivateUser(app, realm.id, "operator", user.id);
+      await (await userActivation()).checkReactivateUser(app, realm.id, "operator", user.id);
       const changed = await reload(app, realm.id, user.id);
       if (opts.json) printJson(summary(changed));
       else printLine(`reactivated ${changed.delivery_email}`);
@@ -256,7 +259,7 @@ const setPasswordCommand = new Command("set-password")
         "password",
         checkPassword,
       );
-      await (await usersActions()).checkSetPassword(app, realm.id, user.id, password);
+      await (await userPassword()).checkSetPassword(app, realm.id, user.id, password);
       if (opts.json) printJson(summary(user));
       else printLine(`password set for ${user.delivery_email}`);
     });
