@@ -3,6 +3,7 @@ import type { UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { insufficientPermission, notAllowedForGuests } from "../errors.js";
 import { canAddSubscribers, isArchived } from "../permissions/channel-access.js";
+import { resolvePrincipals } from "../lib/access-users.js";
 import { checkChannelName, normalizeChannelDescription } from "../lib/channel-validation.js";
 import { isGuestRole } from "../world/roles.js";
 import {
@@ -21,7 +22,7 @@ import {
   prepareChannelCreation,
   type ChannelCreationParams,
 } from "./channels.js";
-import { doAddSubscriptions, resolvePrincipals } from "./subscriptions.js";
+import { doAddSubscriptions } from "./subscriptions.js";
 import { loadWorld } from "../cache/world.js";
 
 export interface CreateChannelRequest {
@@ -58,7 +59,7 @@ export async function checkCreateChannelInTx(
   if (typeof req.creation.folder_id === "number") checkFolderId(world.channels, req.creation.folder_id);
   checkTopicsPolicyPermission(world.realm, actor, req.creation.topics_policy);
   const settings = prepareChannelCreation(app, world, actor, req.creation);
-  const users = resolvePrincipals(app.config, world, actor, req.subscribers);
+  const users = resolvePrincipals(app.config, world.realm, actor, req.subscribers);
   const made = await doCreateChannel(app, tx, world, actor, {
     name,
     description: normalizeChannelDescription(req.description),

@@ -3,7 +3,7 @@ import { check, p, type Check, type Param } from "../params.js";
 import { retentionDaysParam, topicsPolicyParam } from "../lib/channel-validation.js";
 import type { ChannelGroupParams } from "../actions/channel-groups.js";
 import type { ChannelCreationParams } from "../actions/channels.js";
-import type { Principal } from "../actions/subscriptions.js";
+import type { Principal } from "../lib/access-users.js";
 import type { GroupSettingValue } from "../permissions/group-settings.js";
 import {
   groupSettingUpdateCheck,

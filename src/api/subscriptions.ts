@@ -1,9 +1,9 @@
+import { checkUpdateSubscriptionProperties } from "../actions/subscription-properties.js";
 import {
   checkSubscribe,
   checkUnsubscribe,
-  checkUpdateSubscriptionProperties,
   checkUpdateSubscriptions,
-} from "../actions/subscriptions.js";
+} from "../actions/subscription-requests.js";
 import { bool } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
