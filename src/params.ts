@@ -118,7 +118,7 @@ export const check = {
   str(options: StrOptions = {}): Check<string> {
     return (value, name) => {
       if (typeof value !== "string") throw badRequest(`${name} is not a string`);
-      return checkStrOptions(value, name, options);
+      return validateStrOptions(value, name, options);
     };
   },
   list<T>(element: Check<T>, options: { minLength?: number; maxLength?: number } = {}): Check<T[]> {
@@ -233,7 +233,7 @@ export const codePointLength = (s: string) => {
   return n;
 };
 
-function checkStrOptions(raw: string, name: string, options: StrOptions): string {
+function validateStrOptions(raw: string, name: string, options: StrOptions): string {
   const value = options.trim ? raw.trim() : raw;
   if (options.minLength !== undefined && codePointLength(value) < options.minLength) {
     throw badRequest(options.emptyMessage ?? `${name} cannot be blank`);
@@ -259,7 +259,7 @@ function decodeScalarJson(raw: string): unknown {
 export const p = {
   /** A plain-text string (not JSON-encoded). */
   str(options: StrOptions = {}): Param<string> {
-    return makeParam((raw, name) => checkStrOptions(raw, name, options));
+    return makeParam((raw, name) => validateStrOptions(raw, name, options));
   },
   /** An integer; `refine` then checks it further (a set of values, a range with its own error). */
   int(

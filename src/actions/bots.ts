@@ -4,7 +4,7 @@ import { bool, type BotServiceRow, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, insufficientPermission, mustBeOwner } from "../errors.js";
 import { botConfigs } from "../lib/bots.js";
-import { checkBotNameAvailable, checkFullName, checkNameAvailable } from "../lib/user-validation.js";
+import { validateBotNameAvailable, validateFullName, validateNameAvailable } from "../lib/user-validation.js";
 import { canAdministerBot } from "../permissions/bots.js";
 import { accessChannelByName, invalidChannelName, type ChannelWorld } from "../permissions/channel-access.js";
 import { requireMemberOrAdmin } from "../permissions/user-groups.js";
@@ -17,7 +17,7 @@ import { doSetBotConfig } from "./bot-config.js";
 import { reloadBot, sendBotUpdate } from "./bot-events.js";
 import { doChangeBotOwner } from "./bot-owner.js";
 import { doDeactivateUser } from "./user-activation.js";
-import { checkMayChangeRole, doChangeUserRole } from "./user-role.js";
+import { requireMayChangeRole, doChangeUserRole } from "./user-role.js";
 import { doChangeFullName } from "./user-update.js";
 import { realmTransaction, type Actor } from "./users.js";
 
@@ -82,15 +82,15 @@ export async function checkUpdateBot(
     const snapshot = world.realm;
     const bot = accessBotById(snapshot, actor, botId);
     if (input.fullName !== undefined) {
-      const fullName = checkFullName(input.fullName);
-      checkNameAvailable(snapshot, fullName, bot.id);
+      const fullName = validateFullName(input.fullName);
+      validateNameAvailable(snapshot, fullName, bot.id);
       if (fullName !== bot.full_name) {
-        checkBotNameAvailable(snapshot, fullName);
+        validateBotNameAvailable(snapshot, fullName);
         await doChangeFullName(app, tx, bot, fullName);
       }
     }
     if (input.role !== undefined && input.role !== bot.role) {
-      checkMayChangeRole(actor, bot.role, input.role);
+      requireMayChangeRole(actor, bot.role, input.role);
       await doChangeUserRole(app, tx, bot, input.role);
     }
     if (input.botOwnerId !== undefined && input.botOwnerId !== bot.bot_owner_id) {

@@ -2,7 +2,7 @@ import type { App } from "../app.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { accessChannelById } from "../permissions/channel-access.js";
-import { checkColor } from "../lib/channel-validation.js";
+import { validateColor } from "../lib/channel-validation.js";
 import { subscriptionEvents } from "../presenters/events/channels.js";
 import { invalidateChannels } from "./channels.js";
 import { loadWorld } from "../cache/world.js";
@@ -40,7 +40,7 @@ function validatePropertyChange(change: SubscriptionPropertyChange): ValidChange
   const { property, value } = change;
   if (property === "color") {
     if (typeof value !== "string") throw badRequest("color is not a string");
-    return { stream_id: change.stream_id, property, value: checkColor(value, "color") };
+    return { stream_id: change.stream_id, property, value: validateColor(value, "color") };
   }
   if ((BOOLEAN_PROPERTIES as readonly string[]).includes(property)) {
     if (value === null && INHERITABLE.has(property)) return { stream_id: change.stream_id, property, value };

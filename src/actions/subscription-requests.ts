@@ -5,7 +5,11 @@ import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, insufficientPermission, notAllowedForGuests } from "../errors.js";
 import { resolvePrincipals, type Principal } from "../lib/access-users.js";
-import { checkChannelName, checkColor, normalizeChannelDescription } from "../lib/channel-validation.js";
+import {
+  validateChannelName,
+  validateColor,
+  normalizeChannelDescription,
+} from "../lib/channel-validation.js";
 import { LIMITS } from "../lib/realm-limits.js";
 import {
   canAccessChannelContent,
@@ -25,8 +29,8 @@ import {
   subscribedYouMessage,
 } from "./channel-notices.js";
 import {
-  checkFolderId,
-  checkTopicsPolicyPermission,
+  validateFolderId,
+  requireTopicsPolicyPermission,
   doAddDefaultChannels,
   doCreateChannel,
   prepareChannelCreation,
@@ -79,7 +83,7 @@ export async function checkSubscribe(
 ): Promise<SubscribeResult> {
   if (isGuestRole(actor.role)) throw notAllowedForGuests();
   for (const [i, sub] of req.subscriptions.entries()) {
-    if (sub.color !== undefined) checkColor(sub.color, `subscriptions[${i}]["color"]`);
+    if (sub.color !== undefined) validateColor(sub.color, `subscriptions[${i}]["color"]`);
   }
   return app.db.transaction((tx) => doSubscribeRequest(app, tx, actor, req));
 }
@@ -93,7 +97,7 @@ async function doSubscribeRequest(
 ): Promise<SubscribeResult> {
   let world = await loadWorld(app, tx.knex, actor.realm_id);
   if (req.creation.folder_id !== undefined && req.creation.folder_id !== null) {
-    checkFolderId(world.channels, req.creation.folder_id);
+    validateFolderId(world.channels, req.creation.folder_id);
   }
   const colors = new Map<string, string>();
   const wanted: Array<{ name: string; description: string }> = [];
@@ -101,13 +105,13 @@ async function doSubscribeRequest(
     const name = sub.name.trim();
     if (sub.color !== undefined) colors.set(name, sub.color);
     wanted.push({ name, description: normalizeChannelDescription(sub.description ?? "") });
-    checkTopicsPolicyPermission(world.realm, actor, req.creation.topics_policy);
+    requireTopicsPolicyPermission(world.realm, actor, req.creation.topics_policy);
   }
   const principals = req.principals ?? [];
   const subscribingOthers = principals.length > 0 && !principals.every((p) => p === actor.id);
 
   // Zulip's list_to_streams: names, then existing vs. missing, then creation.
-  for (const { name } of wanted) checkChannelName(name);
+  for (const { name } of wanted) validateChannelName(name);
   const existing: ChannelRow[] = [];
   const missing: Array<{ name: string; description: string }> = [];
   const seen = new Set<string>();
@@ -224,7 +228,7 @@ async function doUnsubscribeRequest(
       : [actor];
   const unsubscribingOthers = users.some((u) => u.id !== actor.id && u.bot_owner_id !== actor.id);
   const stripped = names.map((n) => n.trim());
-  for (const name of stripped) checkChannelName(name);
+  for (const name of stripped) validateChannelName(name);
   const found = new Map<number, ChannelRow>();
   const missing: string[] = [];
   for (const name of stripped) {
@@ -262,7 +266,7 @@ export async function checkUpdateSubscriptions(
   if (adding) {
     if (isGuestRole(actor.role)) throw notAllowedForGuests();
     for (const sub of req.subscriptions) {
-      if (sub.color !== undefined) checkColor(sub.color, "add.color");
+      if (sub.color !== undefined) validateColor(sub.color, "add.color");
     }
   }
   return app.db.transaction(async (tx) => {

@@ -7,7 +7,7 @@ import type { Tx } from "../db/tx.js";
 import { badRequest, insufficientPermission, mustBeAdmin, mustBeOwner, noSuchUser } from "../errors.js";
 import { accessUserById } from "../lib/access-users.js";
 import { activeUserIds } from "../lib/recipients.js";
-import { checkBotNameAvailable } from "../lib/user-validation.js";
+import { validateBotNameAvailable } from "../lib/user-validation.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { isAdminRole, isOwnerRole } from "../world/roles.js";
 import { BOT_TYPE } from "../world/bots.js";
@@ -170,7 +170,7 @@ export async function checkReactivateUser(
         if (!canAdministerBot(actor, target)) throw insufficientPermission();
         if (!mayCreateBot(snapshot, actor, target.bot_type ?? BOT_TYPE.GENERIC))
           throw insufficientPermission();
-        checkBotNameAvailable(snapshot, target.full_name, { activation: true, exceptUserId: target.id });
+        validateBotNameAvailable(snapshot, target.full_name, { activation: true, exceptUserId: target.id });
       }
     }
     if (bool(target.is_mirror_dummy)) {

@@ -9,10 +9,10 @@ import { badRequest } from "../errors.js";
 import { dummyEmail, isValidEmail } from "../lib/emails.js";
 import { hashPassword } from "../lib/passwords.js";
 import {
-  checkEmailAvailable,
-  checkFullName,
-  checkNameAvailable,
-  checkPasswordStrength,
+  validateEmailAvailable,
+  validateFullName,
+  validateNameAvailable,
+  validatePasswordStrength,
 } from "../lib/user-validation.js";
 import { ROLE, type Role } from "../world/roles.js";
 import { directSystemGroupsForRole, type SystemGroupName } from "../world/system-groups.js";
@@ -138,20 +138,20 @@ export async function checkCreateUser(
   if (actor !== "operator" && !bool(actor.can_create_users)) {
     throw badRequest("User not authorized to create users");
   }
-  const fullName = checkFullName(input.fullName);
+  const fullName = validateFullName(input.fullName);
   const email = input.email.trim();
   if (!isValidEmail(email)) throw badRequest("Bad name or username");
   // Zulip's order of checks, then the hash outside the write transaction (it waits for a
   // hashing slot under a login flood); the transaction checks availability again.
   const before = await app.realms.get(app.knex, realmId);
-  checkNameAvailable(before, fullName);
-  checkEmailAvailable(before, email);
-  const password = input.password === null ? null : checkPasswordStrength(input.password);
+  validateNameAvailable(before, fullName);
+  validateEmailAvailable(before, email);
+  const password = input.password === null ? null : validatePasswordStrength(input.password);
   const passwordHash = password === null ? null : await hashPassword(password, app.scrypt);
   return app.db.transaction(async (tx) => {
     const snapshot = await app.realms.get(tx.knex, realmId);
-    checkNameAvailable(snapshot, fullName);
-    checkEmailAvailable(snapshot, email);
+    validateNameAvailable(snapshot, fullName);
+    validateEmailAvailable(snapshot, email);
     return doCreateUser(app, tx, { realmId, email, fullName, passwordHash, role: input.role });
   });
 }

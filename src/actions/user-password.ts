@@ -3,7 +3,7 @@ import { bool } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { accessUserById } from "../lib/access-users.js";
 import { hashPassword } from "../lib/passwords.js";
-import { checkPasswordStrength } from "../lib/user-validation.js";
+import { validatePasswordStrength } from "../lib/user-validation.js";
 import { doEndUserSessions } from "./sessions.js";
 import { realmTransaction } from "./users.js";
 
@@ -17,7 +17,7 @@ export async function checkSetPassword(
   targetId: number,
   password: string,
 ): Promise<void> {
-  checkPasswordStrength(password);
+  validatePasswordStrength(password);
   const hash = await hashPassword(password, app.scrypt);
   await realmTransaction(app, realmId, async (tx, snapshot) => {
     const target = accessUserById(snapshot, targetId);

@@ -11,15 +11,20 @@ import { notifyChannelAccessChanges } from "./channels.js";
 import { actorIsOwner, isOnlyOwner, sendGroupMembersEvent, systemGroupOrder, type Actor } from "./users.js";
 
 /** Who may change a user's or a bot's role: owners where the owner role is involved, else administrators. */
-export function checkMayChangeRole(actor: Actor, from: number, to: Role): void {
+export function requireMayChangeRole(actor: Actor, from: number, to: Role): void {
   if ((to === ROLE.OWNER || from === ROLE.OWNER) && !actorIsOwner(actor)) throw mustBeOwner();
   if (actor !== "operator" && !isAdminRole(actor.role)) throw mustBeAdmin();
 }
 
 /** SPEC's role rules; returns whether the role actually changes. */
-export function checkRoleChange(snapshot: RealmSnapshot, actor: Actor, target: UserRow, role: Role): boolean {
+export function validateRoleChange(
+  snapshot: RealmSnapshot,
+  actor: Actor,
+  target: UserRow,
+  role: Role,
+): boolean {
   if (target.role === role) return false;
-  checkMayChangeRole(actor, target.role, role);
+  requireMayChangeRole(actor, target.role, role);
   if (target.role === ROLE.OWNER && isOnlyOwner(snapshot, target)) {
     throw badRequest("The owner permission cannot be removed from the only organization owner.");
   }

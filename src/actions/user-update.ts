@@ -6,12 +6,12 @@ import { badRequest, insufficientPermission, mustBeOwner } from "../errors.js";
 import { accessUserById } from "../lib/access-users.js";
 import { isValidEmail } from "../lib/emails.js";
 import { activeUserIds } from "../lib/recipients.js";
-import { checkEmailAvailable, checkFullName, checkNameAvailable } from "../lib/user-validation.js";
+import { validateEmailAvailable, validateFullName, validateNameAvailable } from "../lib/user-validation.js";
 import type { Role } from "../world/roles.js";
 import { sendBotUpdate } from "./bot-events.js";
 import { doUpdateProfileData, validateProfileData, type ProfileDataEntry } from "./custom-profile-fields.js";
 import { doChangeDeliveryEmail } from "./user-email.js";
-import { checkRoleChange, doChangeUserRole } from "./user-role.js";
+import { validateRoleChange, doChangeUserRole } from "./user-role.js";
 import { actorIsOwner, realmTransaction, type Actor } from "./users.js";
 
 /** Renames a user or a bot, for the realm (and a bot's administrators). */
@@ -57,14 +57,14 @@ export async function checkUpdateUser(
       if (!actorIsOwner(actor)) throw mustBeOwner();
       if (actor !== "operator" && !bool(actor.can_change_user_emails)) throw insufficientPermission();
     }
-    if (input.role !== undefined && checkRoleChange(snapshot, actor, target, input.role)) {
+    if (input.role !== undefined && validateRoleChange(snapshot, actor, target, input.role)) {
       await doChangeUserRole(app, tx, target, input.role);
     }
     // A blank name is ignored, as Zulip does; administrators are not bound by
     // name_changes_disabled.
     if (input.fullName !== undefined && input.fullName.trim() !== "" && input.fullName !== target.full_name) {
-      const fullName = checkFullName(input.fullName);
-      checkNameAvailable(snapshot, fullName, target.id);
+      const fullName = validateFullName(input.fullName);
+      validateNameAvailable(snapshot, fullName, target.id);
       if (fullName !== target.full_name) await doChangeFullName(app, tx, target, fullName);
     }
     if (input.profileData !== undefined) {
@@ -74,7 +74,7 @@ export async function checkUpdateUser(
     if (input.newEmail !== undefined) {
       const email = input.newEmail.trim();
       if (!isValidEmail(email)) throw badRequest("Invalid address.");
-      checkEmailAvailable(snapshot, email, target.id);
+      validateEmailAvailable(snapshot, email, target.id);
       if (email !== target.delivery_email) await doChangeDeliveryEmail(app, tx, target, email);
     }
   });

@@ -1,7 +1,7 @@
 import {
   checkCreateDrafts,
   checkDeleteDraft,
-  checkDraftsSynchronization,
+  requireDraftsSynchronization,
   checkEditDraft,
   type DraftInput,
 } from "../actions/drafts.js";
@@ -45,7 +45,7 @@ export const getDrafts = defineEndpoint({
   auth: "user",
   params: {},
   async handler({ app, user }) {
-    checkDraftsSynchronization(user);
+    requireDraftsSynchronization(user);
     const drafts = await draftsOf(app.knex, user.id);
     return { count: drafts.length, drafts };
   },

@@ -1,5 +1,5 @@
 import { badRequest } from "../errors.js";
-import { checkEventNarrow, eventNarrowFor } from "../lib/narrow/event-filter.js";
+import { validateEventNarrow, eventNarrowFor } from "../lib/narrow/event-filter.js";
 import { fetchInitialState } from "../queries/register.js";
 import { captureRegisterSources } from "../queries/register-capture.js";
 import { isGuestRole } from "../world/roles.js";
@@ -76,7 +76,7 @@ export const register = defineEndpoint({
     if (params.all_public_streams && isGuestRole(user.role)) {
       throw badRequest("User not authorized for this query");
     }
-    checkEventNarrow(params.narrow);
+    validateEventNarrow(params.narrow);
     const capabilities: Record<string, boolean> = {};
     for (const name of CLIENT_CAPABILITIES) {
       if (params.client_capabilities?.[name] === true) capabilities[name] = true;

@@ -1,5 +1,5 @@
 import {
-  checkFlagChange,
+  validateFlagChange,
   checkMarkAsRead,
   checkUpdateMessageFlags,
   checkUpdateMessageFlagsForNarrow,
@@ -17,7 +17,7 @@ export const updateMessageFlags = defineEndpoint({
   auth: "user",
   params: { messages: p.listOf(check.int()), op: p.str(), flag: p.str() },
   async handler({ app, user, realm, params }) {
-    const change = checkFlagChange(params.flag, params.op);
+    const change = validateFlagChange(params.flag, params.op);
     const result = await checkUpdateMessageFlags(app, realm, user, change, params.messages);
     return {
       messages: params.messages,
@@ -42,7 +42,7 @@ export const updateMessageFlagsForNarrow = defineEndpoint({
     flag: p.str(),
   },
   async handler({ app, user, realm, params }) {
-    const change = checkFlagChange(params.flag, params.op);
+    const change = validateFlagChange(params.flag, params.op);
     const result = await checkUpdateMessageFlagsForNarrow(app, realm, user, change, params.narrow, {
       anchor: params.anchor,
       includeAnchor: params.include_anchor,

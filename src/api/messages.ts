@@ -7,7 +7,7 @@ import { accessMessage, invalidMessage } from "../lib/message-access.js";
 import { MAX_MESSAGE_LENGTH } from "../lib/message-content.js";
 import { renderForSend } from "../lib/message-render.js";
 import {
-  checkRange,
+  validateRange,
   fetchIds,
   fetchRange,
   MAX_MESSAGES_PER_FETCH,
@@ -99,7 +99,7 @@ export const getMessages = defineEndpoint({
     if (requested === undefined) throw badRequest("Missing 'anchor' argument.");
     if (params.num_before === undefined) throw missingArgument("num_before");
     if (params.num_after === undefined) throw missingArgument("num_after");
-    checkRange(params.num_before, params.num_after, params.include_anchor);
+    validateRange(params.num_before, params.num_after, params.include_anchor);
     const scope = await scopeOf(ctx);
     const narrow = await resolveNarrow(scope, params.narrow);
     const anchor = await resolveAnchor(scope, narrow, requested);

@@ -148,7 +148,7 @@ function requiredString(value: unknown, name: string): string {
 }
 
 /** Zulip's check_dict_only: required keys, optional keys, nothing else. */
-function checkDictOnly(
+function validateDictOnly(
   value: unknown,
   name: string,
   required: ReadonlyArray<readonly [string, (v: unknown, n: string) => unknown]>,
@@ -172,12 +172,12 @@ function checkDictOnly(
 }
 
 /** A dropdown's choices: {key: {text, order}}, at least one, texts distinct. */
-export function checkSelectFieldData(data: FieldData): void {
+export function validateSelectFieldData(data: FieldData): void {
   if (Object.keys(data).length < 1) throw badRequest("Field must have at least one choice.");
   const texts = new Set<string>();
   for (const [key, choice] of Object.entries(data)) {
     if (!key.trim()) throw badRequest("'value' cannot be blank.");
-    const valid = checkDictOnly(choice, "field_data", [
+    const valid = validateDictOnly(choice, "field_data", [
       ["text", requiredString],
       ["order", requiredString],
     ]);
@@ -193,7 +193,7 @@ export function isHttpUrl(value: string): boolean {
   );
 }
 
-function checkUrlPattern(value: unknown, name: string): string {
+function validateUrlPattern(value: unknown, name: string): string {
   const pattern = check.str()(value, name);
   if (pattern.split("%(username)s").length !== 2) {
     throw badRequest("URL pattern must contain '%(username)s'.");
@@ -203,8 +203,8 @@ function checkUrlPattern(value: unknown, name: string): string {
 }
 
 /** An external account: a known subtype (twitter, github) or custom with a URL pattern. */
-export function checkExternalAccountFieldData(data: FieldData): void {
-  checkDictOnly(data, "field_data", [["subtype", requiredString]], [["url_pattern", checkUrlPattern]]);
+export function validateExternalAccountFieldData(data: FieldData): void {
+  validateDictOnly(data, "field_data", [["subtype", requiredString]], [["url_pattern", validateUrlPattern]]);
   const subtype = data.subtype as string;
   if (Object.hasOwn(DEFAULT_EXTERNAL_ACCOUNTS, subtype)) return;
   if (subtype !== "custom") throw badRequest("Invalid external account type");
@@ -213,9 +213,14 @@ export function checkExternalAccountFieldData(data: FieldData): void {
 }
 
 /** Zulip's validate_custom_profile_field: field data, then label and hint, then the type. */
-export function checkFieldDefinition(name: string, hint: string, fieldType: number, data: FieldData): void {
-  if (fieldType === FIELD_TYPE.SELECT) checkSelectFieldData(data);
-  else if (fieldType === FIELD_TYPE.EXTERNAL_ACCOUNT) checkExternalAccountFieldData(data);
+export function validateFieldDefinition(
+  name: string,
+  hint: string,
+  fieldType: number,
+  data: FieldData,
+): void {
+  if (fieldType === FIELD_TYPE.SELECT) validateSelectFieldData(data);
+  else if (fieldType === FIELD_TYPE.EXTERNAL_ACCOUNT) validateExternalAccountFieldData(data);
   if (!isDefaultExternalField(fieldType, data)) {
     if (!name.trim()) throw badRequest("Label cannot be blank.");
     if (codePointLength(hint) > FIELD_HINT_MAX_LENGTH) {
@@ -228,20 +233,23 @@ export function checkFieldDefinition(name: string, hint: string, fieldType: numb
   if (!isFieldType(fieldType)) throw badRequest("Invalid field type.");
 }
 
-export function checkDisplayInProfileSummary(fieldType: number, display: boolean): void {
+export function validateDisplayInProfileSummary(fieldType: number, display: boolean): void {
   if (display && fieldType === FIELD_TYPE.USER) {
     throw badRequest("Field type not supported for display in profile summary.");
   }
 }
 
-export function checkUseForUserMatching(fieldType: number, use: boolean): void {
+export function validateUseForUserMatching(fieldType: number, use: boolean): void {
   if (use && !canUseForUserMatching(fieldType)) {
     throw badRequest("Field type not supported for use for user matching.");
   }
 }
 
 /** At most two fields may show in the profile summary (`exceptId`: the field being edited). */
-export function checkProfileSummaryLimit(fields: readonly CustomProfileFieldRow[], exceptId?: number): void {
+export function validateProfileSummaryLimit(
+  fields: readonly CustomProfileFieldRow[],
+  exceptId?: number,
+): void {
   const shown = fields.filter((f) => f.id !== exceptId && bool(f.display_in_profile_summary)).length;
   if (shown >= MAX_DISPLAY_IN_PROFILE_SUMMARY_FIELDS) {
     throw badRequest(
@@ -273,7 +281,7 @@ export function isIsoDate(value: string): boolean {
  * Checks a user's value for a field and returns it as stored: the string itself, or
  * for the Users type the JSON text of the user IDs.
  */
-export function checkFieldValue(
+export function validateFieldValue(
   snapshot: RealmSnapshot,
   field: CustomProfileFieldRow,
   value: unknown,

@@ -9,7 +9,7 @@ const MIN_API_PASSWORD_LENGTH = 6;
 const NAME_INVALID_CHARS = /[*`\\>"@]/;
 
 /** Zulip's check_full_name: returns the trimmed name or refuses it. */
-export function checkFullName(raw: string): string {
+export function validateFullName(raw: string): string {
   const name = raw.trim();
   if (name.length > MAX_FULL_NAME_LENGTH) throw badRequest("Name too long!");
   if (!name) throw badRequest("Name must not be empty!");
@@ -24,7 +24,7 @@ export function checkFullName(raw: string): string {
 const nameKey = (name: string) => name.normalize("NFKC").toLowerCase();
 
 /** In realms that require unique names, no other user may have the same (case-folded) name. */
-export function checkNameAvailable(snapshot: RealmSnapshot, name: string, exceptUserId?: number): void {
+export function validateNameAvailable(snapshot: RealmSnapshot, name: string, exceptUserId?: number): void {
   if (!bool(snapshot.realm.require_unique_names)) return;
   for (const user of snapshot.users) {
     if (user.id !== exceptUserId && nameKey(user.full_name) === nameKey(name)) {
@@ -37,7 +37,7 @@ export function checkNameAvailable(snapshot: RealmSnapshot, name: string, except
  * Zulip's check_bot_name_available: no active user of the realm may have exactly this
  * name (a guard against mistakes, not a guarantee of unique names).
  */
-export function checkBotNameAvailable(
+export function validateBotNameAvailable(
   snapshot: RealmSnapshot,
   fullName: string,
   options: { activation?: boolean; exceptUserId?: number } = {},
@@ -56,13 +56,13 @@ export function checkBotNameAvailable(
 }
 
 /** No other user of the realm may have the address, as real or API email (any case). */
-export function checkEmailAvailable(snapshot: RealmSnapshot, email: string, exceptUserId?: number): void {
+export function validateEmailAvailable(snapshot: RealmSnapshot, email: string, exceptUserId?: number): void {
   const holder = snapshot.userByEmail(email);
   if (holder && holder.id !== exceptUserId) throw badRequest(`Email '${email}' already in use`);
 }
 
 /** Zulip's password strength gate for accounts created by administrators. */
-export function checkPasswordStrength(password: string): string {
+export function validatePasswordStrength(password: string): string {
   if (password.length < MIN_API_PASSWORD_LENGTH) throw badRequest("The password is too weak.");
   return password;
 }

@@ -17,27 +17,27 @@ const isDict = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Zulip's check_dict: a dict holding these keys (others are allowed), each checked in order. */
-const checkDict =
+const validateDict =
   (fields: Record<string, Check>): Check =>
   (value, name) => {
     if (!isDict(value)) throw new Error(`${name} is not a dict`);
-    for (const [key, checkField] of Object.entries(fields)) {
+    for (const [key, validateField] of Object.entries(fields)) {
       if (!(key in value)) throw new Error(`${key} key is missing from ${name}`);
-      checkField(value[key], `${name}["${key}"]`);
+      validateField(value[key], `${name}["${key}"]`);
     }
   };
 
-const checkChoicesForm = checkDict({
+const validateChoicesForm = validateDict({
   type: check.str(),
   heading: check.str(),
-  choices: check.list(checkDict({ short_name: check.str(), long_name: check.str(), reply: check.str() })),
+  choices: check.list(validateDict({ short_name: check.str(), long_name: check.str(), reply: check.str() })),
 });
 
 /** Python's str() of a parsed JSON value, as Zulip's messages concatenate it. */
 const pythonStr = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
 
 /** Zulip's check_widget_content; throws Error with its message. */
-function checkWidgetDict(content: unknown): Widget {
+function validateWidgetDict(content: unknown): Widget {
   if (!isDict(content)) throw new Error("widget_content is not a dict");
   if (!("widget_type" in content)) throw new Error("widget_type is not in widget_content");
   if (!("extra_data" in content)) throw new Error("extra_data is not in widget_content");
@@ -46,7 +46,7 @@ function checkWidgetDict(content: unknown): Widget {
   if (widgetType !== "zform") throw new Error(`unknown widget type: ${pythonStr(widgetType)}`);
   if (!("type" in extraData)) throw new Error("zform is missing type field");
   if (extraData.type !== "choices") throw new Error(`unknown zform type: ${pythonStr(extraData.type)}`);
-  checkChoicesForm(extraData, "extra_data");
+  validateChoicesForm(extraData, "extra_data");
   return { widget_type: widgetType, extra_data: extraData };
 }
 
@@ -59,7 +59,7 @@ export function parseWidgetContent(raw: string): Widget {
     throw badRequest("Widgets: API programmer sent invalid JSON content");
   }
   try {
-    return checkWidgetDict(content);
+    return validateWidgetDict(content);
   } catch (err) {
     throw badRequest(`Widgets: ${(err as Error).message}`);
   }

@@ -137,7 +137,7 @@ export const expectationMismatch = () =>
  * Checks an update against the current value. Returns the validated new value, or null
  * when it equals the current one (nothing to change, no event).
  */
-export function checkGroupSettingUpdate(
+export function validateGroupSettingChange(
   snapshot: RealmSnapshot,
   settingName: string,
   setting: GroupPermissionSetting,

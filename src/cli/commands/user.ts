@@ -3,7 +3,14 @@ import type { App } from "../../app.js";
 import { bool, type UserRow } from "../../db/rows.js";
 import type { RealmSnapshot } from "../../world/realm.js";
 import { roleName } from "../../world/roles.js";
-import { checkEmail, checkFullName, checkPassword, checkRoleName, parseRole, ROLE_NAMES } from "../checks.js";
+import {
+  validateEmail,
+  validateFullName,
+  validatePassword,
+  validateRoleName,
+  parseRole,
+  ROLE_NAMES,
+} from "../validation.js";
 import { configFor, withApp } from "../context.js";
 import { formatTable, printJson, printLine } from "../output.js";
 import { valueOrAsk, type PromptOptions } from "../prompts.js";
@@ -81,14 +88,14 @@ const createCommand = new Command("create")
       configFor(cmd),
       async (app) => {
         const realm = await requireRealm(app);
-        const email = await valueOrAsk(opts, opts.email, "--email", "Email", "input", checkEmail);
+        const email = await valueOrAsk(opts, opts.email, "--email", "Email", "input", validateEmail);
         const fullName = await valueOrAsk(
           opts,
           opts.fullName,
           "--full-name",
           "Full name",
           "input",
-          checkFullName,
+          validateFullName,
         );
         const password = await valueOrAsk(
           opts,
@@ -96,7 +103,7 @@ const createCommand = new Command("create")
           "--password",
           "Password",
           "password",
-          checkPassword,
+          validatePassword,
         );
         const user = await (
           await userCreate()
@@ -201,7 +208,7 @@ const roleCommand = new Command("role")
           "--role",
           `New role (${ROLE_NAMES.join(", ")})`,
           "input",
-          checkRoleName,
+          validateRoleName,
         ),
       );
       await (await userUpdate()).checkUpdateUser(app, realm.id, "operator", user.id, { role });
@@ -257,7 +264,7 @@ const setPasswordCommand = new Command("set-password")
         "--password",
         "New password",
         "password",
-        checkPassword,
+        validatePassword,
       );
       await (await userPassword()).checkSetPassword(app, realm.id, user.id, password);
       if (opts.json) printJson(summary(user));
