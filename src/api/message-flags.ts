@@ -5,7 +5,7 @@ import {
   checkUpdateMessageFlagsForNarrow,
 } from "../actions/message-flags.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p } from "../params.js";
+import { validate, p } from "../params.js";
 import { narrowParam } from "../lib/narrow/index.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 
@@ -15,7 +15,7 @@ export const updateMessageFlags = defineEndpoint({
   method: "POST",
   path: "/messages/flags",
   auth: "user",
-  params: { messages: p.listOf(check.int()), op: p.str(), flag: p.str() },
+  params: { messages: p.listOf(validate.int()), op: p.str(), flag: p.str() },
   async handler({ app, user, realm, params }) {
     const change = validateFlagChange(params.flag, params.op);
     const result = await checkUpdateMessageFlags(app, realm, user, change, params.messages);

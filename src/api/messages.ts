@@ -1,6 +1,6 @@
 import { badRequest, missingArgument } from "../errors.js";
 import { defineEndpoint, type AuthedContext } from "../http/endpoint.js";
-import { check, p, pathInt } from "../params.js";
+import { validate, p, pathInt } from "../params.js";
 import { realmUrl } from "../config.js";
 import { fetchMessageDicts, loadMessageRows, matchFields } from "../queries/message-fetch.js";
 import { accessMessage, invalidMessage } from "../lib/message-access.js";
@@ -54,7 +54,7 @@ export const getMessages = defineEndpoint({
     apply_markdown: p.bool().default(true),
     use_first_unread_anchor: p.bool().default(false),
     allow_empty_topic_name: p.bool().default(false),
-    message_ids: p.listOf(check.int({ min: 0 })).optional(),
+    message_ids: p.listOf(validate.int({ min: 0 })).optional(),
   },
   async handler(ctx) {
     const { params } = ctx;
@@ -130,7 +130,7 @@ export const getMessagesMatchesNarrow = defineEndpoint({
   path: "/messages/matches_narrow",
   auth: "user",
   params: {
-    msg_ids: p.listOf(check.int()),
+    msg_ids: p.listOf(validate.int()),
     narrow: narrowParam(),
   },
   async handler(ctx) {

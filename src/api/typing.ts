@@ -1,5 +1,5 @@
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p, pathInt } from "../params.js";
+import { validate, p, pathInt } from "../params.js";
 import { badRequest, missingArgument } from "../errors.js";
 import { sendChannelTyping, sendDirectTyping, sendMessageEditTyping } from "../actions/typing.js";
 
@@ -11,7 +11,7 @@ export const setTyping = defineEndpoint({
   params: {
     type: p.str().default("direct"),
     op: p.str(),
-    to: p.listOf(check.int()).optional(),
+    to: p.listOf(validate.int()).optional(),
     stream_id: p.int().optional(),
     topic: p.str().optional(),
   },

@@ -2,7 +2,7 @@ import type { Knex } from "knex";
 import { createRequire } from "node:module";
 import { bool, type DbBool } from "../db/rows.js";
 import { badRequest } from "../errors.js";
-import { check, codePointLength } from "../params.js";
+import { validate, codePointLength } from "../params.js";
 import type { RealmSnapshot } from "../world/realm.js";
 
 // Only the URL check, not the whole validator library (memory at start-up).
@@ -142,7 +142,7 @@ export async function profileDataByUser(
 // ---- field definitions (administrators) ----
 
 function requiredString(value: unknown, name: string): string {
-  const s = check.str()(value, name);
+  const s = validate.str()(value, name);
   if (!s.trim()) throw badRequest(`${name} cannot be blank.`);
   return s;
 }
@@ -158,12 +158,12 @@ function validateDictOnly(
     throw badRequest(`${name} is not a dict`);
   }
   const dict = value as Record<string, unknown>;
-  for (const [key, validate] of required) {
+  for (const [key, validateValue] of required) {
     if (!Object.hasOwn(dict, key)) throw badRequest(`${key} key is missing from ${name}`);
-    validate(dict[key], `${name}["${key}"]`);
+    validateValue(dict[key], `${name}["${key}"]`);
   }
-  for (const [key, validate] of optional) {
-    if (Object.hasOwn(dict, key)) validate(dict[key], `${name}["${key}"]`);
+  for (const [key, validateValue] of optional) {
+    if (Object.hasOwn(dict, key)) validateValue(dict[key], `${name}["${key}"]`);
   }
   const known = new Set([...required, ...optional].map(([key]) => key));
   const extra = Object.keys(dict).filter((key) => !known.has(key));
@@ -194,7 +194,7 @@ export function isHttpUrl(value: string): boolean {
 }
 
 function validateUrlPattern(value: unknown, name: string): string {
-  const pattern = check.str()(value, name);
+  const pattern = validate.str()(value, name);
   if (pattern.split("%(username)s").length !== 2) {
     throw badRequest("URL pattern must contain '%(username)s'.");
   }
@@ -261,7 +261,7 @@ export function validateProfileSummaryLimit(
 // ---- values (users) ----
 
 function cappedString(value: unknown, name: string, max: number): string {
-  const s = check.str()(value, name);
+  const s = validate.str()(value, name);
   if (codePointLength(s) > max) throw badRequest(`${name} is too long (limit: ${max} characters)`);
   return s;
 }
@@ -295,24 +295,24 @@ export function validateFieldValue(
     case FIELD_TYPE.LONG_TEXT:
       return cappedString(value, name, LONG_TEXT_MAX_LENGTH);
     case FIELD_TYPE.DATE: {
-      const s = check.str()(value, name);
+      const s = validate.str()(value, name);
       if (!isIsoDate(s)) throw badRequest(`${name} is not a date`);
       return s;
     }
     case FIELD_TYPE.URL: {
-      const s = check.str()(value, name);
+      const s = validate.str()(value, name);
       if (!isHttpUrl(s)) throw badRequest(`${name} is not a URL`);
       return s;
     }
     case FIELD_TYPE.SELECT: {
-      const s = check.str()(value, name);
+      const s = validate.str()(value, name);
       if (!Object.hasOwn(parseFieldData(field), s)) {
         throw badRequest(`'${s}' is not a valid choice for '${name}'.`);
       }
       return s;
     }
     case FIELD_TYPE.USER: {
-      const ids = check.list(check.int())(value, "User IDs");
+      const ids = validate.list(validate.int())(value, "User IDs");
       const unknown = ids.filter((id) => !snapshot.user(id));
       if (unknown.length > 0) throw badRequest(`Invalid user IDs: ${unknown.join(", ")}`);
       for (const id of ids) {

@@ -1,5 +1,5 @@
 import { badRequest } from "../errors.js";
-import { check } from "../params.js";
+import { validate, type Validator } from "../params.js";
 import type { Widget } from "./widgets.js";
 
 /**
@@ -10,15 +10,16 @@ import type { Widget } from "./widgets.js";
  * is Zulip's, prefixed "Widgets: ".
  */
 
-/** Throws an Error with Zulip's message (params.ts's checks throw JsonableErrors, which are Errors). */
-type Check = (value: unknown, name: string) => unknown;
-
 const isDict = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** Zulip's check_dict: a dict holding these keys (others are allowed), each checked in order. */
+/**
+ * Zulip's check_dict: a dict holding these keys (others are allowed), each validated in
+ * order. Errors carry Zulip's messages (params.ts's validators throw JsonableErrors,
+ * which are Errors too).
+ */
 const validateDict =
-  (fields: Record<string, Check>): Check =>
+  (fields: Record<string, Validator<unknown>>): Validator<unknown> =>
   (value, name) => {
     if (!isDict(value)) throw new Error(`${name} is not a dict`);
     for (const [key, validateField] of Object.entries(fields)) {
@@ -28,9 +29,11 @@ const validateDict =
   };
 
 const validateChoicesForm = validateDict({
-  type: check.str(),
-  heading: check.str(),
-  choices: check.list(validateDict({ short_name: check.str(), long_name: check.str(), reply: check.str() })),
+  type: validate.str(),
+  heading: validate.str(),
+  choices: validate.list(
+    validateDict({ short_name: validate.str(), long_name: validate.str(), reply: validate.str() }),
+  ),
 });
 
 /** Python's str() of a parsed JSON value, as Zulip's messages concatenate it. */

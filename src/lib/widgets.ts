@@ -92,9 +92,9 @@ export function widgetTypeOf(widgetContent: string | undefined): string | null {
 /** Zulip's MAX_IDX: the largest option or task index clients use. */
 const MAX_IDX = 1000;
 
-type FieldCheck = (value: unknown, name: string) => void;
+type FieldValidator = (value: unknown, name: string) => void;
 
-const isString: FieldCheck = (value, name) => {
+const isString: FieldValidator = (value, name) => {
   if (typeof value !== "string") throw badRequest(`${name} is not a string`);
 };
 const isInt = (value: unknown, name: string): number => {
@@ -102,18 +102,18 @@ const isInt = (value: unknown, name: string): number => {
   return value;
 };
 const intIn =
-  (allowed: number[]): FieldCheck =>
+  (allowed: number[]): FieldValidator =>
   (value, name) => {
     if (!allowed.includes(isInt(value, name))) throw badRequest(`Invalid ${name}`);
   };
 const intRange =
-  (low: number, high: number): FieldCheck =>
+  (low: number, high: number): FieldValidator =>
   (value, name) => {
     const n = isInt(value, name);
     if (n < low) throw badRequest(`${name} is too small`);
     if (n > high) throw badRequest(`${name} is too large`);
   };
-const isBool: FieldCheck = (value, name) => {
+const isBool: FieldValidator = (value, name) => {
   if (typeof value !== "boolean") throw badRequest(`${name} is not a boolean`);
 };
 
@@ -121,7 +121,7 @@ const isBool: FieldCheck = (value, name) => {
 function validateDictOnly(
   data: Record<string, unknown>,
   name: string,
-  fields: Record<string, FieldCheck>,
+  fields: Record<string, FieldValidator>,
 ): void {
   for (const [key, validate] of Object.entries(fields)) {
     if (!(key in data)) throw badRequest(`${key} key is missing from ${name}`);

@@ -40,8 +40,8 @@ export const initCommand = new Command("init")
           value: string | undefined,
           flag: string,
           message: string,
-          check: (v: string) => string,
-        ) => valueOrAsk(opts, value, flag, message, "input", check);
+          validate: (v: string) => string,
+        ) => valueOrAsk(opts, value, flag, message, "input", validate);
         const input = {
           realmName: await ask(
             opts.realmName,
