@@ -8,7 +8,7 @@ import { JsonableError, badRequest, missingArgument } from "./errors.js";
  */
 
 /** Validates an already-decoded JSON value; `name` is the path used in messages. */
-export type Check<T> = (value: unknown, name: string) => T;
+export type Validator<T> = (value: unknown, name: string) => T;
 
 export interface Param<T> {
   readonly required: boolean;
@@ -96,10 +96,10 @@ type WellFormedString = string & { isWellFormed(): boolean; toWellFormed(): stri
 /** No lone UTF-16 surrogate: the text has a UTF-8 form (and encodeURIComponent takes it). */
 export const isWellFormed = (text: string) => (text as WellFormedString).isWellFormed();
 
-// ---- value checks (for JSON-decoded values, at any depth) ----
+// ---- value validators (for JSON-decoded values, at any depth) ----
 
-export const check = {
-  int(options: { min?: number; max?: number } = {}): Check<number> {
+export const validate = {
+  int(options: { min?: number; max?: number } = {}): Validator<number> {
     return (value, name) => {
       if (typeof value !== "number" || !Number.isSafeInteger(value)) {
         throw badRequest(`${name} is not an integer`);
@@ -109,19 +109,19 @@ export const check = {
       return value;
     };
   },
-  bool(): Check<boolean> {
+  bool(): Validator<boolean> {
     return (value, name) => {
       if (typeof value !== "boolean") throw badRequest(`${name} is not a boolean`);
       return value;
     };
   },
-  str(options: StrOptions = {}): Check<string> {
+  str(options: StrOptions = {}): Validator<string> {
     return (value, name) => {
       if (typeof value !== "string") throw badRequest(`${name} is not a string`);
-      return checkStrOptions(value, name, options);
+      return validateStrOptions(value, name, options);
     };
   },
-  list<T>(element: Check<T>, options: { minLength?: number; maxLength?: number } = {}): Check<T[]> {
+  list<T>(element: Validator<T>, options: { minLength?: number; maxLength?: number } = {}): Validator<T[]> {
     return (value, name) => {
       if (!Array.isArray(value)) throw badRequest(`${name} is not a list`);
       if (options.minLength !== undefined && value.length < options.minLength) {
@@ -134,7 +134,7 @@ export const check = {
     };
   },
   /** An object with known keys; unknown keys are refused, as Zulip's typed dicts do. */
-  dict<S extends Record<string, DictField<unknown>>>(shape: S): Check<DictValue<S>> {
+  dict<S extends Record<string, DictField<unknown>>>(shape: S): Validator<DictValue<S>> {
     return (value, name) => {
       if (typeof value !== "object" || value === null || Array.isArray(value)) {
         throw badRequest(`${name} is not a dict`);
@@ -146,7 +146,7 @@ export const check = {
           if (field.required) throw badRequest(`${key} key is missing from ${name}`);
           continue;
         }
-        out[key] = field.check(input[key], `${name}["${key}"]`);
+        out[key] = field.validate(input[key], `${name}["${key}"]`);
       }
       for (const key of Object.keys(input)) {
         if (!Object.hasOwn(shape, key)) throw badRequest(`Argument "${key}" at ${name} is unexpected`);
@@ -155,29 +155,29 @@ export const check = {
     };
   },
   /** A string-keyed map of values of one kind. */
-  record<T>(valueCheck: Check<T>): Check<Record<string, T>> {
+  record<T>(valueValidator: Validator<T>): Validator<Record<string, T>> {
     return (value, name) => {
       if (typeof value !== "object" || value === null || Array.isArray(value)) {
         throw badRequest(`${name} is not a dict`);
       }
       const out: Record<string, T> = Object.create(null) as Record<string, T>;
       for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-        out[key] = valueCheck(item, `${name}["${key}"]`);
+        out[key] = valueValidator(item, `${name}["${key}"]`);
       }
       return out;
     };
   },
-  oneOf<const V extends string | number>(values: readonly V[]): Check<V> {
+  oneOf<const V extends string | number>(values: readonly V[]): Validator<V> {
     return (value, name) => {
       if (!(values as readonly unknown[]).includes(value)) throw badRequest(`Invalid ${name}`);
       return value as V;
     };
   },
-  nullable<T>(inner: Check<T>): Check<T | null> {
+  nullable<T>(inner: Validator<T>): Validator<T | null> {
     return (value, name) => (value === null ? null : inner(value, name));
   },
   /** The first alternative that accepts the value; else the last one's error. */
-  anyOf<T>(...alternatives: Check<T>[]): Check<T> {
+  anyOf<T>(...alternatives: Validator<T>[]): Validator<T> {
     return (value, name) => {
       let last: unknown;
       for (const alt of alternatives) {
@@ -190,14 +190,14 @@ export const check = {
       throw last instanceof JsonableError ? last : badRequest(`Invalid ${name}`);
     };
   },
-  any(): Check<unknown> {
+  any(): Validator<unknown> {
     return (value) => value;
   },
 };
 
 export interface DictField<T> {
   required: boolean;
-  check: Check<T>;
+  validate: Validator<T>;
 }
 type DictValue<S extends Record<string, DictField<unknown>>> = {
   [K in keyof S as S[K] extends DictField<unknown> & { required: true } ? K : never]: S[K] extends DictField<
@@ -214,8 +214,8 @@ type DictValue<S extends Record<string, DictField<unknown>>> = {
 };
 
 export const field = {
-  required: <T>(c: Check<T>) => ({ required: true as const, check: c }),
-  optional: <T>(c: Check<T>) => ({ required: false as const, check: c }),
+  required: <T>(c: Validator<T>) => ({ required: true as const, validate: c }),
+  optional: <T>(c: Validator<T>) => ({ required: false as const, validate: c }),
 };
 
 export interface StrOptions {
@@ -233,7 +233,7 @@ export const codePointLength = (s: string) => {
   return n;
 };
 
-function checkStrOptions(raw: string, name: string, options: StrOptions): string {
+function validateStrOptions(raw: string, name: string, options: StrOptions): string {
   const value = options.trim ? raw.trim() : raw;
   if (options.minLength !== undefined && codePointLength(value) < options.minLength) {
     throw badRequest(options.emptyMessage ?? `${name} cannot be blank`);
@@ -259,14 +259,14 @@ function decodeScalarJson(raw: string): unknown {
 export const p = {
   /** A plain-text string (not JSON-encoded). */
   str(options: StrOptions = {}): Param<string> {
-    return makeParam((raw, name) => checkStrOptions(raw, name, options));
+    return makeParam((raw, name) => validateStrOptions(raw, name, options));
   },
   /** An integer; `refine` then checks it further (a set of values, a range with its own error). */
   int(
     options: { min?: number; max?: number } = {},
     refine: (value: number, name: string) => number = (value) => value,
   ): Param<number> {
-    const c = check.int(options);
+    const c = validate.int(options);
     return makeParam(
       (raw, name) => {
         const trimmed = raw.trim();
@@ -286,12 +286,12 @@ export const p = {
       { jsonish: true },
     );
   },
-  /** A JSON-encoded value checked by `c`. */
-  json<T>(c: Check<T>): Param<T> {
+  /** A JSON-encoded value validated by `c`. */
+  json<T>(c: Validator<T>): Param<T> {
     return makeParam((raw, name) => c(parseJsonText(raw, name), name), { jsonish: true });
   },
-  listOf<T>(element: Check<T>, options: { minLength?: number; maxLength?: number } = {}): Param<T[]> {
-    return p.json(check.list(element, options));
+  listOf<T>(element: Validator<T>, options: { minLength?: number; maxLength?: number } = {}): Param<T[]> {
+    return p.json(validate.list(element, options));
   },
   /** A plain-text string from a fixed set. */
   oneOf<const V extends string>(values: readonly V[]): Param<V> {

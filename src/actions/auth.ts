@@ -23,7 +23,7 @@ export async function checkFetchApiKey(
   password: string,
   label: string,
 ): Promise<IssuedKey> {
-  const user = await checkPasswordLogin(app, username, password);
+  const user = await authenticateByPassword(app, username, password);
   const apiKey = await app.db.transaction((tx) => doIssueApiKey(app, tx, user.id, label));
   return { api_key: apiKey, email: user.email, user_id: user.id };
 }
@@ -33,7 +33,7 @@ export async function checkFetchApiKey(
  * API key, a web session). Zulip's authenticate_by_username: every attempt counts against
  * the username; a success clears the count.
  */
-export async function checkPasswordLogin(app: App, username: string, password: string): Promise<UserRow> {
+export async function authenticateByPassword(app: App, username: string, password: string): Promise<UserRow> {
   const limitKey = username.trim().toLowerCase();
   app.rateLimits.enforce("authenticate_by_username", limitKey);
   let realm = await app.realms.primaryRealm(app.knex);

@@ -30,7 +30,7 @@ export const avatarLimits = (app: App) => ({
     ),
 });
 
-function checkAvatarChangesAllowed(user: UserRow, realmDisabled: boolean): void {
+function requireAvatarChangesAllowed(user: UserRow, realmDisabled: boolean): void {
   if (realmDisabled && !isAdminRole(user.role)) {
     throw badRequest("Avatar changes are disabled in this organization.");
   }
@@ -55,7 +55,7 @@ export async function checkSetAvatar(
 ): Promise<string> {
   if (files.length !== 1) throw badRequest("You must upload exactly one avatar.");
   const realm = await app.realms.get(app.knex, user.realm_id);
-  checkAvatarChangesAllowed(user, bool(realm.realm.avatar_changes_disabled));
+  requireAvatarChangesAllowed(user, bool(realm.realm.avatar_changes_disabled));
   const original = await readFile(files[0]!.path);
   const small = await resizeAvatar(original, DEFAULT_AVATAR_SIZE);
   const medium = await resizeAvatar(original, MEDIUM_AVATAR_SIZE);
@@ -79,7 +79,7 @@ export async function checkSetAvatar(
 
 export async function checkDeleteAvatar(app: App, user: UserRow): Promise<string> {
   const realm = await app.realms.get(app.knex, user.realm_id);
-  checkAvatarChangesAllowed(user, bool(realm.realm.avatar_changes_disabled));
+  requireAvatarChangesAllowed(user, bool(realm.realm.avatar_changes_disabled));
   const updated = await app.db.transaction(async (tx) => {
     const current = await tx.knex<UserRow>("users").where({ id: user.id }).first();
     if (!current) throw new Error("user vanished");

@@ -30,7 +30,7 @@ const pythonSet = (keys: string[]) => `{${keys.map((k) => `'${k}'`).join(", ")}}
  * Zulip's check_valid_bot_config for an incoming-webhook bot: the integration must
  * exist, and config_data must give each of its options a valid value.
  */
-export function checkValidBotConfig(
+export function validateBotConfig(
   botType: number,
   serviceName: string,
   config: Record<string, string>,

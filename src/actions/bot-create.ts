@@ -10,9 +10,10 @@ import { accessChannelByName } from "../permissions/channel-access.js";
 import { requireMemberOrAdmin } from "../permissions/user-groups.js";
 import { ALLOWED_INTERFACE_TYPES, BOT_TYPE } from "../world/bots.js";
 import { doIssueApiKey } from "./api-keys.js";
-import { checkValidBotConfig, doSetBotConfig } from "./bot-config.js";
+import { validateBotConfig, doSetBotConfig } from "./bot-config.js";
 import { sendBotAdded } from "./bot-events.js";
-import { checkBotNameAvailable, checkFullName, checkNameAvailable, doCreateUser } from "./users.js";
+import { validateBotNameAvailable, validateFullName, validateNameAvailable } from "../lib/user-validation.js";
+import { doCreateUser } from "./user-create.js";
 
 export interface CreateBotInput {
   fullName: string;
@@ -52,7 +53,7 @@ export async function checkCreateBot(
   if (shortName === "") throw badRequest("Bad name or username");
   const serviceName =
     input.botType === BOT_TYPE.INCOMING_WEBHOOK ? input.serviceName : input.serviceName || shortName;
-  const fullName = checkFullName(input.fullName);
+  const fullName = validateFullName(input.fullName);
   const email = `${shortName}-bot@${emailHost(app.config)}`;
   // The host may be an IP address, which email syntax does not allow: check the local part.
   if (!isValidEmail(`${shortName}-bot@example.com`)) throw badRequest("Bad name or username");
@@ -61,9 +62,9 @@ export async function checkCreateBot(
   return app.db.transaction(async (tx) => {
     const world = await loadWorld(app, tx.knex, owner.realm_id);
     const snapshot = world.realm;
-    checkNameAvailable(snapshot, fullName);
+    validateNameAvailable(snapshot, fullName);
     if (snapshot.userByEmail(email)) throw badRequest("Email is already in use.");
-    checkBotNameAvailable(snapshot, fullName);
+    validateBotNameAvailable(snapshot, fullName);
     if (!mayCreateBot(snapshot, owner, input.botType)) throw insufficientPermission();
     if (!allowedBotTypes(snapshot, owner).includes(input.botType)) throw badRequest("Invalid bot type");
     if (!ALLOWED_INTERFACE_TYPES.includes(input.interfaceType)) throw badRequest("Invalid interface type");
@@ -75,7 +76,7 @@ export async function checkCreateBot(
       input.defaultEventsRegisterStream === undefined
         ? null
         : accessChannelByName(world, owner, input.defaultEventsRegisterStream);
-    if (serviceName) checkValidBotConfig(input.botType, serviceName, { ...input.configData });
+    if (serviceName) validateBotConfig(input.botType, serviceName, { ...input.configData });
 
     const bot = await doCreateUser(app, tx, {
       realmId: owner.realm_id,

@@ -4,6 +4,7 @@ import { bool, type BotServiceRow, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, insufficientPermission, mustBeOwner } from "../errors.js";
 import { botConfigs } from "../lib/bots.js";
+import { validateBotNameAvailable, validateFullName, validateNameAvailable } from "../lib/user-validation.js";
 import { canAdministerBot } from "../permissions/bots.js";
 import { accessChannelByName, invalidChannelName, type ChannelWorld } from "../permissions/channel-access.js";
 import { requireMemberOrAdmin } from "../permissions/user-groups.js";
@@ -15,16 +16,10 @@ import { doIssueApiKey, doRevokeApiKeys } from "./api-keys.js";
 import { doSetBotConfig } from "./bot-config.js";
 import { reloadBot, sendBotUpdate } from "./bot-events.js";
 import { doChangeBotOwner } from "./bot-owner.js";
-import {
-  checkBotNameAvailable,
-  checkFullName,
-  checkMayChangeRole,
-  checkNameAvailable,
-  doChangeFullName,
-  doChangeUserRole,
-  doDeactivateUser,
-  type Actor,
-} from "./users.js";
+import { doDeactivateUser } from "./user-activation.js";
+import { requireMayChangeRole, doChangeUserRole } from "./user-role.js";
+import { doChangeFullName } from "./user-update.js";
+import { realmTransaction, type Actor } from "./users.js";
 
 /**
  * Administering a bot: PATCH /bots/{id}, DELETE /bots/{id}, POST
@@ -87,15 +82,15 @@ export async function checkUpdateBot(
     const snapshot = world.realm;
     const bot = accessBotById(snapshot, actor, botId);
     if (input.fullName !== undefined) {
-      const fullName = checkFullName(input.fullName);
-      checkNameAvailable(snapshot, fullName, bot.id);
+      const fullName = validateFullName(input.fullName);
+      validateNameAvailable(snapshot, fullName, bot.id);
       if (fullName !== bot.full_name) {
-        checkBotNameAvailable(snapshot, fullName);
+        validateBotNameAvailable(snapshot, fullName);
         await doChangeFullName(app, tx, bot, fullName);
       }
     }
     if (input.role !== undefined && input.role !== bot.role) {
-      checkMayChangeRole(actor, bot.role, input.role);
+      requireMayChangeRole(actor, bot.role, input.role);
       await doChangeUserRole(app, tx, bot, input.role);
     }
     if (input.botOwnerId !== undefined && input.botOwnerId !== bot.bot_owner_id) {
@@ -205,8 +200,7 @@ export async function checkDeactivateBot(
   realmId: number,
   botId: number,
 ): Promise<UserRow> {
-  return app.db.transaction(async (tx) => {
-    const snapshot = await app.realms.get(tx.knex, realmId);
+  return realmTransaction(app, realmId, async (tx, snapshot) => {
     const bot = accessBotById(snapshot, actor, botId);
     if (bool(bot.is_active)) await doDeactivateUser(app, tx, bot);
     return bot;
@@ -225,8 +219,8 @@ export async function checkRegenerateBotApiKey(
   keyLabel: string,
 ): Promise<{ bot: UserRow; apiKey: string }> {
   if (actor !== "operator") requireMemberOrAdmin(actor);
-  return app.db.transaction(async (tx) => {
-    const bot = accessBotById(await app.realms.get(tx.knex, realmId), actor, botId);
+  return realmTransaction(app, realmId, async (tx, snapshot) => {
+    const bot = accessBotById(snapshot, actor, botId);
     await doRevokeApiKeys(app, tx, bot.id);
     return { bot, apiKey: await doIssueApiKey(app, tx, bot.id, keyLabel) };
   });

@@ -3,7 +3,8 @@ import type { UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { insufficientPermission, notAllowedForGuests } from "../errors.js";
 import { canAddSubscribers, isArchived } from "../permissions/channel-access.js";
-import { checkChannelName, normalizeChannelDescription } from "../lib/channel-validation.js";
+import { resolvePrincipals } from "../lib/access-users.js";
+import { validateChannelName, normalizeChannelDescription } from "../lib/channel-validation.js";
 import { isGuestRole } from "../world/roles.js";
 import {
   announcementMessage,
@@ -14,14 +15,14 @@ import {
 } from "./channel-notices.js";
 import {
   channelAlreadyExists,
-  checkFolderId,
-  checkTopicsPolicyPermission,
+  validateFolderId,
+  requireTopicsPolicyPermission,
   doAddDefaultChannels,
   doCreateChannel,
   prepareChannelCreation,
   type ChannelCreationParams,
 } from "./channels.js";
-import { doAddSubscriptions, resolvePrincipals } from "./subscriptions.js";
+import { doAddSubscriptions } from "./subscriptions.js";
 import { loadWorld } from "../cache/world.js";
 
 export interface CreateChannelRequest {
@@ -41,11 +42,11 @@ export async function checkCreateChannel(
   actor: UserRow,
   req: CreateChannelRequest,
 ): Promise<number> {
-  return app.db.transaction((tx) => checkCreateChannelInTx(app, tx, actor, req));
+  return app.db.transaction((tx) => doCreateChannelRequest(app, tx, actor, req));
 }
 
 /** checkCreateChannel inside a transaction the caller holds (`chatd init` creates #general so). */
-export async function checkCreateChannelInTx(
+export async function doCreateChannelRequest(
   app: App,
   tx: Tx,
   actor: UserRow,
@@ -53,12 +54,12 @@ export async function checkCreateChannelInTx(
 ): Promise<number> {
   if (isGuestRole(actor.role)) throw notAllowedForGuests();
   const world = await loadWorld(app, tx.knex, actor.realm_id);
-  const name = checkChannelName(req.name);
+  const name = validateChannelName(req.name);
   if (world.channels.channelByName(name)) throw channelAlreadyExists(name);
-  if (typeof req.creation.folder_id === "number") checkFolderId(world.channels, req.creation.folder_id);
-  checkTopicsPolicyPermission(world.realm, actor, req.creation.topics_policy);
+  if (typeof req.creation.folder_id === "number") validateFolderId(world.channels, req.creation.folder_id);
+  requireTopicsPolicyPermission(world.realm, actor, req.creation.topics_policy);
   const settings = prepareChannelCreation(app, world, actor, req.creation);
-  const users = resolvePrincipals(app.config, world, actor, req.subscribers);
+  const users = resolvePrincipals(app.config, world.realm, actor, req.subscribers);
   const made = await doCreateChannel(app, tx, world, actor, {
     name,
     description: normalizeChannelDescription(req.description),

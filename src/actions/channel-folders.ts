@@ -5,7 +5,7 @@ import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
 import type { ChannelSnapshot } from "../world/channels.js";
-import { checkChannelFolderName } from "../lib/channel-validation.js";
+import { validateChannelFolderName } from "../lib/channel-validation.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { presentChannelFolder } from "../presenters/channels.js";
 import { channelFolderEvents } from "../presenters/events/channels.js";
@@ -18,7 +18,7 @@ const folderEventRecipients = (realm: RealmSnapshot) =>
   [...realm.users].filter((u) => bool(u.is_active)).map((u) => u.id);
 
 /** A folder name nobody uses yet, case-insensitively, archived folders included. */
-function checkFolderNameAvailable(channels: ChannelSnapshot, name: string): void {
+function validateFolderNameAvailable(channels: ChannelSnapshot, name: string): void {
   const key = name.toLowerCase();
   for (const folder of channels.folders.values()) {
     if (folder.name.toLowerCase() === key) throw badRequest("Channel folder name already in use");
@@ -32,10 +32,10 @@ export async function checkCreateChannelFolder(
   rawName: string,
   description: string,
 ): Promise<number> {
-  const name = checkChannelFolderName(rawName);
+  const name = validateChannelFolderName(rawName);
   return app.db.transaction(async (tx) => {
     const world = await loadWorld(app, tx.knex, actor.realm_id);
-    checkFolderNameAvailable(world.channels, name);
+    validateFolderNameAvailable(world.channels, name);
     return doCreateChannelFolder(app, tx, world.realm, world.channels, actor, name, description);
   });
 }
@@ -95,8 +95,8 @@ export async function checkUpdateChannelFolder(
     const changes: Array<Record<string, unknown>> = [];
     const columns: Partial<ChannelFolderRow> = {};
     if (req.name !== undefined && req.name.trim() !== folder.name) {
-      const name = checkChannelFolderName(req.name);
-      checkFolderNameAvailable(world.channels, name);
+      const name = validateChannelFolderName(req.name);
+      validateFolderNameAvailable(world.channels, name);
       columns.name = name;
       changes.push({ name });
     }

@@ -36,7 +36,7 @@ export const effectiveHistoryPublic = (inviteOnly: boolean, historyPublic: boole
  * With protected history everyone must be able to start topics: can_create_topic_group
  * must then be exactly role:everyone (an explicit set containing it does not count).
  */
-export function checkCreateTopicGroupForHistory(
+export function validateCreateTopicGroupForHistory(
   realm: RealmSnapshot,
   historyPublic: boolean,
   canCreateTopicGroup: NormalizedGroupSetting,
@@ -59,7 +59,7 @@ const DELETE_SETTINGS: readonly ChannelGroupSettingName[] = [
  * Who may delete messages in a channel is the organization's business: granting it to
  * anyone needs can_set_delete_message_policy_group.
  */
-export function checkDeletePolicyPermission(
+export function requireDeletePolicyPermission(
   realm: RealmSnapshot,
   user: UserRow,
   setting: ChannelGroupSettingName,
@@ -89,8 +89,8 @@ export function validateCreationGroupSettings(
     }
     const normalized = validateGroupSetting(realm, setting, config, value);
     if (setting === "can_create_topic_group")
-      checkCreateTopicGroupForHistory(realm, historyPublic, normalized);
-    checkDeletePolicyPermission(realm, creator, setting, normalized);
+      validateCreateTopicGroupForHistory(realm, historyPublic, normalized);
+    requireDeletePolicyPermission(realm, creator, setting, normalized);
     values[setting] = normalized;
   }
   return values;

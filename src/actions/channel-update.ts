@@ -12,7 +12,7 @@ import {
   type ChannelWorld,
 } from "../permissions/channel-access.js";
 import { channelNameKey } from "../world/channels.js";
-import { checkChannelName, normalizeChannelDescription } from "../lib/channel-validation.js";
+import { validateChannelName, normalizeChannelDescription } from "../lib/channel-validation.js";
 import type { GroupNode, RealmSnapshot } from "../world/realm.js";
 import {
   expectationMismatch,
@@ -37,8 +37,8 @@ import { presentChannel, presentSubscription, streamPostPolicy } from "../presen
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { renderMarkdown } from "../render/markdown.js";
 import {
-  checkCreateTopicGroupForHistory,
-  checkDeletePolicyPermission,
+  validateCreateTopicGroupForHistory,
+  requireDeletePolicyPermission,
   realmWithGroups,
   storeChannelGroupSetting,
 } from "./channel-groups.js";
@@ -54,8 +54,8 @@ import {
 } from "./channel-notices.js";
 import {
   channelAlreadyExists,
-  checkFolderId,
-  checkTopicsPolicyPermission,
+  validateFolderId,
+  requireTopicsPolicyPermission,
   doAddDefaultChannels,
   doRemoveDefaultChannel,
   invalidateChannels,
@@ -185,7 +185,7 @@ async function validateChannelUpdate(
     }
   }
   if (req.topics_policy !== undefined) {
-    if (!isAdminRole(actor.role)) checkTopicsPolicyPermission(realm, actor, req.topics_policy);
+    if (!isAdminRole(actor.role)) requireTopicsPolicyPermission(realm, actor, req.topics_policy);
     if (req.topics_policy === "empty_topic_only" && (await channelHasNamedTopics(tx, channel))) {
       throw badRequest(
         `To enable this configuration, all messages in this channel must be in the ${emptyTopicDisplayName(realm.realm)} topic. Consider renaming or deleting other topics.`,
@@ -198,12 +198,12 @@ async function validateChannelUpdate(
   if (req.new_name !== undefined) {
     const wanted = req.new_name.trim();
     if (wanted === channel.name) throw badRequest("Channel already has that name.");
-    name = checkChannelName(wanted);
+    name = validateChannelName(wanted);
     if (channelNameKey(name) !== channel.name_key && channels.channelByName(name)) {
       throw channelAlreadyExists(name);
     }
   }
-  if (typeof req.folder_id === "number") checkFolderId(channels, req.folder_id);
+  if (typeof req.folder_id === "number") validateFolderId(channels, req.folder_id);
 
   const groups = new Map<ChannelGroupSettingName, NormalizedGroupSetting>();
   for (const setting of CHANNEL_GROUP_SETTING_NAMES) {
@@ -217,7 +217,7 @@ async function validateChannelUpdate(
       throw contentAccessRequired();
     }
     const value = validateGroupSetting(realm, setting, CHANNEL_GROUP_SETTINGS[setting], update.new);
-    if (!isAdminRole(actor.role)) checkDeletePolicyPermission(realm, actor, setting, value);
+    if (!isAdminRole(actor.role)) requireDeletePolicyPermission(realm, actor, setting, value);
     groups.set(setting, value);
   }
   if (privacyGiven || req.groups.can_create_topic_group !== undefined) {
@@ -226,7 +226,7 @@ async function validateChannelUpdate(
       (req.groups.can_create_topic_group
         ? normalizeGroupSetting(realm, req.groups.can_create_topic_group.new)
         : storedAsNormalized(realm, channel.can_create_topic_group_id));
-    checkCreateTopicGroupForHistory(realm, historyPublic, topicGroup);
+    validateCreateTopicGroupForHistory(realm, historyPublic, topicGroup);
   }
 
   const changed = <T>(value: T | undefined, current: T) =>

@@ -35,7 +35,7 @@ export const webPublicChannelsEnabled = (app: App, realm: RealmSnapshot) =>
   app.config.web_public_streams_enabled && bool(realm.realm.enable_spectator_access);
 
 /** The organization lets the user choose a topics policy other than inherit. */
-export function checkTopicsPolicyPermission(
+export function requireTopicsPolicyPermission(
   realm: RealmSnapshot,
   user: UserRow,
   policy: TopicsPolicy | undefined,
@@ -44,7 +44,7 @@ export function checkTopicsPolicyPermission(
   if (!userHasRealmPermission(realm, user, "can_set_topics_policy_group")) throw insufficientPermission();
 }
 
-export function checkFolderId(channels: ChannelSnapshot, folderId: number): void {
+export function validateFolderId(channels: ChannelSnapshot, folderId: number): void {
   if (!channels.folders.has(folderId)) throw invalidFolderId();
 }
 

@@ -6,11 +6,11 @@ import { badRequest, botsNotAllowed } from "../errors.js";
 import {
   DEFAULT_EXTERNAL_ACCOUNTS,
   FIELD_TYPE,
-  checkDisplayInProfileSummary,
-  checkFieldDefinition,
-  checkFieldValue,
-  checkProfileSummaryLimit,
-  checkUseForUserMatching,
+  validateDisplayInProfileSummary,
+  validateFieldDefinition,
+  validateFieldValue,
+  validateProfileSummaryLimit,
+  validateUseForUserMatching,
   fieldsOfRealm,
   isDefaultExternalField,
   isRenderable,
@@ -63,10 +63,10 @@ export async function checkCreateCustomProfileField(
 ): Promise<number> {
   return app.db.transaction(async (tx) => {
     const fields = await fieldsOfRealm(tx.knex, realmId);
-    if (input.displayInProfileSummary) checkProfileSummaryLimit(fields);
-    checkFieldDefinition(input.name, input.hint, input.fieldType, input.fieldData);
-    checkDisplayInProfileSummary(input.fieldType, input.displayInProfileSummary);
-    checkUseForUserMatching(input.fieldType, input.useForUserMatching);
+    if (input.displayInProfileSummary) validateProfileSummaryLimit(fields);
+    validateFieldDefinition(input.name, input.hint, input.fieldType, input.fieldData);
+    validateDisplayInProfileSummary(input.fieldType, input.displayInProfileSummary);
+    validateUseForUserMatching(input.fieldType, input.useForUserMatching);
     let { name, hint } = input;
     let fieldData = storedFieldData(input.fieldType, input.fieldData);
     if (isDefaultExternalField(input.fieldType, input.fieldData)) {
@@ -126,7 +126,7 @@ export async function checkUpdateCustomProfileField(
     const fields = await fieldsOfRealm(tx.knex, realmId);
     const field = fields.find((f) => f.id === fieldId);
     if (!field) throw fieldNotFound(fieldId);
-    if (input.displayInProfileSummary) checkProfileSummaryLimit(fields, field.id);
+    if (input.displayInProfileSummary) validateProfileSummaryLimit(fields, field.id);
     const storedData = parseFieldData(field);
     if (
       isDefaultExternalField(field.field_type, storedData) &&
@@ -141,9 +141,9 @@ export async function checkUpdateCustomProfileField(
     const data = input.fieldData ?? storedData;
     const display = input.displayInProfileSummary ?? bool(field.display_in_profile_summary);
     const matching = input.useForUserMatching ?? bool(field.use_for_user_matching);
-    checkFieldDefinition(name, hint, field.field_type, data);
-    checkDisplayInProfileSummary(field.field_type, display);
-    checkUseForUserMatching(field.field_type, matching);
+    validateFieldDefinition(name, hint, field.field_type, data);
+    validateDisplayInProfileSummary(field.field_type, display);
+    validateUseForUserMatching(field.field_type, matching);
     if (fields.some((f) => f.id !== field.id && f.name === name)) throw duplicateLabel();
     await doUpdateCustomProfileField(app, tx, field, {
       name,
@@ -280,7 +280,7 @@ export async function validateProfileData(
   }
   for (const entry of toSet) {
     const field = editable(entry.id);
-    change.set.push({ field, value: checkFieldValue(snapshot, field, entry.value) });
+    change.set.push({ field, value: validateFieldValue(snapshot, field, entry.value) });
   }
   return change;
 }

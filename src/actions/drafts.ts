@@ -35,7 +35,7 @@ export function draftsSynchronizationEnabled(user: UserRow): boolean {
 }
 
 /** Zulip's draft_endpoint: every draft operation needs synchronization turned on. */
-export function checkDraftsSynchronization(user: UserRow): void {
+export function requireDraftsSynchronization(user: UserRow): void {
   if (!draftsSynchronizationEnabled(user)) throw badRequest("User has disabled synchronizing drafts.");
 }
 
@@ -92,7 +92,7 @@ async function accessDraft(tx: Tx, user: UserRow, draftId: number): Promise<Draf
 
 /** POST /drafts: all drafts are checked before any is saved; returns their IDs in order. */
 export async function checkCreateDrafts(app: App, user: UserRow, drafts: DraftInput[]): Promise<number[]> {
-  checkDraftsSynchronization(user);
+  requireDraftsSynchronization(user);
   const fields: DraftFields[] = [];
   for (const draft of drafts) fields.push(await validatedDraft(app, user, draft));
   return app.db.transaction(async (tx) => {
@@ -113,7 +113,7 @@ export async function checkEditDraft(
   draftId: number,
   draft: DraftInput,
 ): Promise<void> {
-  checkDraftsSynchronization(user);
+  requireDraftsSynchronization(user);
   await app.db.transaction(async (tx) => {
     const row = await accessDraft(tx, user, draftId);
     // Reads only (the channel and user caches): no write happens before this.
@@ -124,7 +124,7 @@ export async function checkEditDraft(
 }
 
 export async function checkDeleteDraft(app: App, user: UserRow, draftId: number): Promise<void> {
-  checkDraftsSynchronization(user);
+  requireDraftsSynchronization(user);
   await app.db.transaction(async (tx) => {
     const row = await accessDraft(tx, user, draftId);
     await tx.knex("drafts").where({ id: row.id }).delete();

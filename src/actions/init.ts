@@ -8,10 +8,11 @@ import type { ChannelRow } from "../db/channel-rows.js";
 import type { UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { doIssueApiKey } from "./api-keys.js";
-import { checkCreateChannelInTx } from "./channel-create.js";
+import { doCreateChannelRequest } from "./channel-create.js";
 import { sendBotChannelMessage } from "./channel-notices.js";
 import { doCreateRealm } from "./realm.js";
-import { checkFullName, doCreateUser } from "./users.js";
+import { validateFullName } from "../lib/user-validation.js";
+import { doCreateUser } from "./user-create.js";
 
 export interface InitInput {
   realmName: string;
@@ -49,7 +50,7 @@ export function welcomeMessage(realmName: string, url: string): string {
  * Created through the API's channel-creation action.
  */
 async function doCreateDefaultChannel(app: App, tx: Tx, owner: UserRow, realmName: string): Promise<void> {
-  const channelId = await checkCreateChannelInTx(app, tx, owner, {
+  const channelId = await doCreateChannelRequest(app, tx, owner, {
     name: DEFAULT_CHANNEL.name,
     description: DEFAULT_CHANNEL.description,
     subscribers: [owner.id],
@@ -73,7 +74,7 @@ async function doCreateDefaultChannel(app: App, tx: Tx, owner: UserRow, realmNam
 
 export const MIN_PASSWORD_LENGTH = 6;
 
-export function checkPassword(password: string): string {
+export function validatePassword(password: string): string {
   if (password.length < MIN_PASSWORD_LENGTH) {
     throw badRequest(`Password must be at least ${MIN_PASSWORD_LENGTH} characters long.`);
   }
@@ -92,8 +93,8 @@ export async function realmExists(app: App): Promise<boolean> {
 export async function checkInitRealm(app: App, input: InitInput): Promise<InitResult> {
   const email = input.ownerEmail.trim();
   if (!isValidEmail(email)) throw badRequest(`Invalid email '${email}'`);
-  const fullName = checkFullName(input.ownerName);
-  const passwordHash = await hashPassword(checkPassword(input.ownerPassword), app.scrypt);
+  const fullName = validateFullName(input.ownerName);
+  const passwordHash = await hashPassword(validatePassword(input.ownerPassword), app.scrypt);
   const result = await app.db.transaction(async (tx) => {
     if (await tx.knex("realms").first("id")) {
       throw badRequest("A realm already exists in this data directory.");

@@ -4,7 +4,7 @@ import { insertReturningId } from "../db/insert.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
 import {
-  checkLinkifier,
+  validateLinkifier,
   duplicateLinkifier,
   linkifiersOfRealm,
   type LinkifierRow,
@@ -26,7 +26,7 @@ async function notifyLinkifiers(app: App, tx: Tx, realmId: number): Promise<void
   tx.sendEventOnCommit(realmId, realmLinkifiersEvent(linkifiers), activeUserIds(snapshot));
 }
 
-async function checkPatternFree(tx: Tx, realmId: number, pattern: string, exceptId?: number) {
+async function validatePatternFree(tx: Tx, realmId: number, pattern: string, exceptId?: number) {
   const taken = await tx.knex<LinkifierRow>("linkifiers").where({ realm_id: realmId, pattern }).first();
   if (taken && taken.id !== exceptId) throw duplicateLinkifier();
 }
@@ -37,9 +37,9 @@ export async function checkAddLinkifier(
   pattern: string,
   urlTemplate: string,
 ): Promise<number> {
-  checkLinkifier(pattern, urlTemplate);
+  validateLinkifier(pattern, urlTemplate);
   return app.db.transaction(async (tx) => {
-    await checkPatternFree(tx, user.realm_id, pattern);
+    await validatePatternFree(tx, user.realm_id, pattern);
     const last = await tx
       .knex("linkifiers")
       .where({ realm_id: user.realm_id })
@@ -66,8 +66,8 @@ export async function checkUpdateLinkifier(
   await app.db.transaction(async (tx) => {
     const row = await tx.knex<LinkifierRow>("linkifiers").where({ realm_id: user.realm_id, id }).first();
     if (!row) throw notFound();
-    checkLinkifier(pattern, urlTemplate);
-    await checkPatternFree(tx, user.realm_id, pattern, id);
+    validateLinkifier(pattern, urlTemplate);
+    await validatePatternFree(tx, user.realm_id, pattern, id);
     await tx.knex("linkifiers").where({ id }).update({ pattern, url_template: urlTemplate });
     await notifyLinkifiers(app, tx, user.realm_id);
   });

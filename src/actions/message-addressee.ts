@@ -4,7 +4,7 @@ import { RECIPIENT_TYPE, type ChannelRow } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
 import { JsonableError, badRequest } from "../errors.js";
 import { userOrSystemBotByVisibleEmail } from "../lib/access-users.js";
-import { checkChannelName } from "../lib/channel-validation.js";
+import { validateChannelName } from "../lib/channel-validation.js";
 import { isSystemBot } from "../lib/message-render.js";
 import type { MessageRecipient } from "../lib/prepared-message.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
@@ -38,7 +38,7 @@ export function channelForSend(
     if (!channel || channel.realm_id !== realmId) throw channelIdDoesNotExist(indicator);
     return channel;
   }
-  const name = checkChannelName(indicator);
+  const name = validateChannelName(indicator);
   const channel = channels.channelByName(name);
   if (!channel || channel.realm_id !== realmId) throw channelDoesNotExist(name);
   return channel;
@@ -49,7 +49,7 @@ const botOwner = (realm: RealmSnapshot, sender: UserRow) =>
   bool(sender.is_bot) && sender.bot_owner_id !== null ? realm.user(sender.bot_owner_id) : undefined;
 
 /** Zulip's check_for_can_create_topic_group_violation. */
-export async function checkCanCreateTopic(
+export async function requireCanCreateTopic(
   knex: Knex,
   realm: RealmSnapshot,
   sender: UserRow,
@@ -69,7 +69,7 @@ export async function checkCanCreateTopic(
 }
 
 /** Zulip's topics_policy checks (the channel's, or with `inherit` the organization's). */
-export function checkTopicsPolicy(realm: RealmSnapshot, channel: ChannelRow, topic: string): void {
+export function validateTopicForPolicy(realm: RealmSnapshot, channel: ChannelRow, topic: string): void {
   const policy = channel.topics_policy === "inherit" ? realm.realm.topics_policy : channel.topics_policy;
   const name = emptyTopicDisplayName(realm.realm);
   if (policy === "disable_empty_topic" && topic === "") {
@@ -100,7 +100,7 @@ export function directRecipientByEmail(
 }
 
 /** Zulip's check_can_send_direct_message. */
-export async function checkCanSendDirectMessage(
+export async function requireCanSendDirectMessage(
   knex: Knex,
   realm: RealmSnapshot,
   sender: UserRow,

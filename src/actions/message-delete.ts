@@ -109,7 +109,7 @@ export async function refreshFirstMessageId(
  * organization or of the message's channel); the sender (or its bot's owner) when in
  * can_delete_own_message_group, within message_content_delete_limit_seconds.
  */
-export function checkCanDelete(
+export function requireCanDelete(
   world: ChannelWorld,
   user: UserRow,
   message: DeletedMessage,
@@ -144,7 +144,7 @@ export function checkDeleteMessage(
       .knex("messages")
       .where("id", messageId)
       .first<DeletedMessage>(...DELETED_MESSAGE_COLUMNS);
-    checkCanDelete(world, user, message, tx.now);
+    requireCanDelete(world, user, message, tx.now);
     await doDeleteMessages(app, tx, world, [message]);
   });
 }

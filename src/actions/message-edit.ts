@@ -7,7 +7,7 @@ import { badRequest } from "../errors.js";
 import {
   accessChannelById,
   canAccessChannelHistory,
-  checkCanPostToChannel,
+  requireCanPostToChannel,
   type ChannelWorld,
 } from "../permissions/channel-access.js";
 import { MESSAGE_FLAG_BITS, flagNames } from "../lib/message-flags.js";
@@ -20,7 +20,7 @@ import type { RealmSnapshot } from "../world/realm.js";
 import { htmlToText } from "../lib/search.js";
 import { isModeratorOrAbove } from "../world/roles.js";
 import { userHasChannelPermission, userHasRealmPermission } from "../permissions/setting-permissions.js";
-import { checkTopic, normalizeContent, truncateTopic } from "../lib/message-content.js";
+import { validateTopic, normalizeContent, truncateTopic } from "../lib/message-content.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { loadWorld } from "../cache/world.js";
 import { doUpdateAttachmentClaims } from "./uploads.js";
@@ -78,7 +78,7 @@ const EDIT_COLUMNS = [
  * Only its sender, where the organization allows editing, within the edit time limit
  * plus `bufferSeconds`.
  */
-export function checkCanEditContent(
+export function requireCanEditContent(
   realm: RealmSnapshot,
   user: UserRow,
   message: { sender_id: number; date_sent: DbBigInt },
@@ -120,12 +120,12 @@ export function checkEditMessage(
       throw badRequest("Invalid propagate_mode");
 
     if (request.content !== undefined) {
-      checkCanEditContent(realm, user, message, tx.now, EDIT_LIMIT_BUFFER_SECONDS);
+      requireCanEditContent(realm, user, message, tx.now, EDIT_LIMIT_BUFFER_SECONDS);
     }
     let topic =
       request.topic === undefined
         ? undefined
-        : truncateTopic(checkTopic(request.topic, emptyTopicDisplayName(realmRow)));
+        : truncateTopic(validateTopic(request.topic, emptyTopicDisplayName(realmRow)));
     if (topic === message.topic) topic = undefined;
     const target =
       request.streamId === undefined || request.streamId === message.stream_id ? undefined : request.streamId;
@@ -142,7 +142,7 @@ export function checkEditMessage(
         throw badRequest("Cannot change message content while changing channel");
       return moveToChannel(app, tx, world, user, message, target, topic ?? message.topic, mode);
     }
-    if (topic !== undefined) checkTopicEdit(world, user, message, topic, tx.now);
+    if (topic !== undefined) validateTopicEdit(world, user, message, topic, tx.now);
 
     const edited = new Set<number>([message.id]);
     const history = { user_id: user.id, timestamp: tx.now };
@@ -196,7 +196,7 @@ export function checkEditMessage(
 }
 
 /** Who may rename a topic: resolving needs can_resolve_topics, other edits can_move_…_topics. */
-function checkTopicEdit(
+function validateTopicEdit(
   world: ChannelWorld,
   user: UserRow,
   message: EditedRow,
@@ -415,7 +415,7 @@ async function moveToChannel(
     userHasChannelPermission(realm, user, source, "can_move_messages_out_of_channel_group");
   if (!mayMove) throw badRequest("You don't have permission to move this message");
   const target = accessChannelById(world, user, targetId);
-  checkCanPostToChannel(world, user, target);
+  requireCanPostToChannel(world, user, target);
   const limit = realm.realm.move_messages_between_streams_limit_seconds;
   if (
     !isModeratorOrAbove(user.role) &&

@@ -7,7 +7,7 @@ import { GroupCommit } from "../db/group-commit.js";
 import { accessChannelById, type ChannelWorld } from "../permissions/channel-access.js";
 import { MESSAGE_FLAG_BITS, type MessageFlag } from "../lib/message-flags.js";
 import {
-  checkRange,
+  validateRange,
   fetchRange,
   parseAnchor,
   resolveAnchor,
@@ -44,7 +44,7 @@ const READ = MESSAGE_FLAG_BITS.read;
 const HISTORICAL = MESSAGE_FLAG_BITS.historical;
 
 /** Validates the flag and operation, with Zulip's errors in Zulip's order. */
-export function checkFlagChange(flag: string, op: string): { bit: number; op: FlagOp; flag: MessageFlag } {
+export function validateFlagChange(flag: string, op: string): { bit: number; op: FlagOp; flag: MessageFlag } {
   if (!(flag in MESSAGE_FLAG_BITS) || INTERNAL.has(flag)) throw badRequest(`Invalid flag: '${flag}'`);
   if (NON_EDITABLE.has(flag)) throw badRequest(`Flag not editable: '${flag}'`);
   if (op !== "add" && op !== "remove") throw badRequest(`Invalid message flag operation: '${op}'`);
@@ -197,7 +197,7 @@ export async function doMarkAsRead(tx: Tx, user: UserRow, scope: ReadScope): Pro
 }
 
 /** Zulip's checks for mark_stream_as_read / mark_topic_as_read. */
-export async function checkReadScope(
+export async function validateReadScope(
   tx: Tx,
   world: ChannelWorld,
   user: UserRow,
@@ -291,7 +291,7 @@ export async function checkUpdateMessageFlagsForNarrow(
     Math.max(MAX_MESSAGES_PER_UPDATE - window.numAfter, MAX_MESSAGES_PER_UPDATE / 2),
   );
   const numAfter = Math.min(window.numAfter, MAX_MESSAGES_PER_UPDATE - numBefore);
-  checkRange(numBefore, numAfter, window.includeAnchor);
+  validateRange(numBefore, numAfter, window.includeAnchor);
   return app.db.transaction(async (tx) => {
     const world = await loadWorld(app, tx.knex, realm);
     const scope = { knex: tx.knex, world, user, config: app.config };
@@ -323,7 +323,7 @@ export async function checkMarkAsRead(
   if (channelId === undefined) return app.db.transaction((tx) => doMarkAsRead(tx, user, { kind: "all" }));
   return app.db.transaction(async (tx) => {
     const world = await loadWorld(app, tx.knex, realm);
-    const scope = await checkReadScope(tx, world, user, channelId, topic);
+    const scope = await validateReadScope(tx, world, user, channelId, topic);
     return doMarkAsRead(tx, user, scope);
   });
 }

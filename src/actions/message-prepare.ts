@@ -99,7 +99,7 @@ export async function prepareMessageTo(
     ...(draft.widget ? { widget: draft.widget } : {}),
   };
   if (to.kind === "direct") {
-    if (draft.checkMentions) checkGroupMentions(realm, sender, rendered.mentionedGroupIds);
+    if (draft.checkMentions) validateGroupMentions(realm, sender, rendered.mentionedGroupIds);
     return {
       ...message,
       recipient: to.recipient,
@@ -137,7 +137,7 @@ export async function prepareMessageTo(
       );
     }
   }
-  if (draft.checkMentions) checkGroupMentions(realm, sender, rendered.mentionedGroupIds);
+  if (draft.checkMentions) validateGroupMentions(realm, sender, rendered.mentionedGroupIds);
   const mentions = mentionsOf(realm, rendered, participants);
   return {
     ...message,
@@ -151,7 +151,7 @@ export async function prepareMessageTo(
 }
 
 /** Zulip's check_user_group_mention_allowed. */
-function checkGroupMentions(realm: RealmSnapshot, sender: UserRow, groupIds: Iterable<number>): void {
+function validateGroupMentions(realm: RealmSnapshot, sender: UserRow, groupIds: Iterable<number>): void {
   const everyone = realm.systemGroupId("role:everyone");
   for (const groupId of [...groupIds].sort((a, b) => a - b)) {
     const node = realm.groups.get(groupId);

@@ -8,6 +8,7 @@ import { accessMessage } from "../lib/message-access.js";
 import { loadWorld } from "../cache/world.js";
 import { directMessageUrl, globalTime, messageLinkSyntax, unusedFence } from "../lib/message-links.js";
 import { isArchived } from "../permissions/channel-access.js";
+import type { MessageRow } from "../presenters/messages.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { sendBotChannelMessage, silentMention } from "./channel-notices.js";
 
@@ -33,15 +34,11 @@ export const MAX_REPORT_DESCRIPTION_LENGTH = 1000;
 /** The reported message is cut to leave room for the rest of the report (Zulip's figure). */
 const MAX_SNIPPET_LENGTH = MAX_MESSAGE_LENGTH - MAX_REPORT_DESCRIPTION_LENGTH - 500;
 
-interface ReportedMessage {
-  id: number;
-  sender_id: number;
-  recipient_id: number;
-  stream_id: number | null;
-  topic: string;
-  content: string;
-  date_sent: number;
-}
+/** The reported message, as the report quotes it. */
+type ReportedMessage = Pick<
+  MessageRow,
+  "id" | "sender_id" | "recipient_id" | "stream_id" | "topic" | "content" | "date_sent"
+>;
 
 export async function checkReportMessage(
   app: App,

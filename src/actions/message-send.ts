@@ -3,10 +3,10 @@ import type { ChannelRow } from "../db/channel-rows.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
-import { checkCanPostToChannel } from "../permissions/channel-access.js";
+import { requireCanPostToChannel } from "../permissions/channel-access.js";
 import { loadWorld } from "../cache/world.js";
 import {
-  checkTopic,
+  validateTopic,
   defaultReadBySender,
   extractChannelIndicator,
   extractDirectRecipients,
@@ -20,9 +20,9 @@ import { parseWidgetContent } from "../lib/widget-content.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import {
   channelForSend,
-  checkCanCreateTopic,
-  checkCanSendDirectMessage,
-  checkTopicsPolicy,
+  requireCanCreateTopic,
+  requireCanSendDirectMessage,
+  validateTopicForPolicy,
   directRecipientByEmail,
   directRecipientById,
 } from "./message-addressee.js";
@@ -222,13 +222,13 @@ export async function prepareMessage(
       indicator = sender.default_sending_stream_id;
     }
     if (req.topic === undefined) throw badRequest("Missing topic");
-    const checkedTopic = checkTopic(req.topic, emptyTopicDisplayName(realm.realm));
+    const checkedTopic = validateTopic(req.topic, emptyTopicDisplayName(realm.realm));
     const content = normalizeContent(req.content);
     const topic = truncateTopic(checkedTopic);
     const channel = channelForSend(world.channels, realm.id, indicator);
-    checkCanPostToChannel(world, sender, channel);
-    await checkCanCreateTopic(app.knex, realm, sender, channel, topic);
-    checkTopicsPolicy(realm, channel, topic);
+    requireCanPostToChannel(world, sender, channel);
+    await requireCanCreateTopic(app.knex, realm, sender, channel, topic);
+    validateTopicForPolicy(realm, channel, topic);
     return prepareMessageTo(
       app,
       scope,
@@ -256,7 +256,7 @@ export async function prepareMessage(
     }
   }
   const { participants, target } = directConversation(sender, recipients);
-  await checkCanSendDirectMessage(app.knex, realm, sender, recipients, target);
+  await requireCanSendDirectMessage(app.knex, realm, sender, recipients, target);
   return prepareMessageTo(
     app,
     scope,

@@ -4,7 +4,7 @@ import { insertReturningId } from "../db/insert.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
 import { pythonStrip } from "../lib/message-content.js";
-import { checkPlayground, duplicatePlayground, playgroundsOfRealm } from "../lib/playgrounds.js";
+import { validatePlayground, duplicatePlayground, playgroundsOfRealm } from "../lib/playgrounds.js";
 import { activeUserIds } from "../lib/recipients.js";
 import { realmPlaygroundsEvent } from "../presenters/events/realm-features.js";
 
@@ -27,7 +27,7 @@ export async function checkAddPlayground(
   const name = pythonStrip(fields.name);
   const language = pythonStrip(fields.pygments_language);
   const urlTemplate = pythonStrip(fields.url_template);
-  checkPlayground(language, urlTemplate);
+  validatePlayground(language, urlTemplate);
   return app.db.transaction(async (tx) => {
     const taken: unknown = await tx
       .knex("realm_playgrounds")

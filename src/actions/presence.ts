@@ -24,7 +24,7 @@ import type { RealmSnapshot } from "../world/realm.js";
  * POST /users/me/presence: records what the user's client reports, unless the user
  * turned presence off (Zulip's invisible mode). Humans only.
  */
-export async function checkUpdateUserPresence(
+export async function updateUserPresence(
   app: App,
   realm: RealmSnapshot,
   user: UserRow,

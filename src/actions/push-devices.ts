@@ -12,14 +12,14 @@ const MAX_TOKEN_LENGTH = 4096;
 const isHexBytes = (token: string) => /^\s*(?:[0-9a-fA-F]{2}\s*)*$/.test(token);
 
 /** Zulip's validate_token: a non-empty token of sane length; APNs tokens are hex. */
-export function checkPushToken(token: string, kind: PushKind): string {
+export function validatePushToken(token: string, kind: PushKind): string {
   if (token === "" || token.length > MAX_TOKEN_LENGTH) throw badRequest("Empty or invalid length token");
   if (kind === PUSH_KIND.APNS && !isHexBytes(token)) throw badRequest("Invalid APNS token");
   return token;
 }
 
 /** An iOS app ID such as org.zulip.Zulip. */
-export function checkAppId(appId: string): string {
+export function validateAppId(appId: string): string {
   if (!/^[.a-zA-Z0-9-]+$/.test(appId)) throw badRequest("Invalid app ID");
   return appId;
 }
@@ -36,7 +36,7 @@ export async function checkAddPushDevice(
   appId: string | null,
 ): Promise<void> {
   if (bool(user.is_bot)) throw botsNotAllowed();
-  checkPushToken(token, kind);
+  validatePushToken(token, kind);
   await app.db.transaction(async (tx) => {
     await tx
       .knex("push_devices")
@@ -53,7 +53,7 @@ export async function checkRemovePushDevice(
   token: string,
 ): Promise<void> {
   if (bool(user.is_bot)) throw botsNotAllowed();
-  checkPushToken(token, kind);
+  validatePushToken(token, kind);
   await app.db.transaction(async (tx) => {
     const removed = await tx.knex("push_devices").where({ user_id: user.id, kind, token }).delete();
     if (removed === 0) throw badRequest("Token does not exist");
@@ -79,7 +79,7 @@ const noActivePushDevice = () =>
   new JsonableError("No active registered push device", "NO_ACTIVE_PUSH_DEVICE", 400);
 
 /** POST /mobile_push/register: Zulip refuses before looking at the device. */
-export function checkRegisterPushDevice(user: UserRow): never {
+export function refusePushDeviceRegistration(user: UserRow): never {
   if (bool(user.is_bot)) throw botsNotAllowed();
   throw pushServiceNotConfigured();
 }
@@ -89,7 +89,7 @@ export function checkRegisterPushDevice(user: UserRow): never {
  * Zulip, with nothing configured, would drop the notification and report success:
  * chatd says why no notification will come instead.
  */
-export async function checkSendTestNotification(app: App, user: UserRow, token?: string): Promise<never> {
+export async function refuseTestNotification(app: App, user: UserRow, token?: string): Promise<never> {
   if (bool(user.is_bot)) throw botsNotAllowed();
   if (token !== undefined) {
     const known = await app
@@ -105,7 +105,7 @@ export async function checkSendTestNotification(app: App, user: UserRow, token?:
  * POST /mobile_push/e2ee/test_notification: Zulip tests the devices whose registration
  * with the push service completed, and without a push service none ever does.
  */
-export function checkSendE2eeTestNotification(user: UserRow): never {
+export function refuseE2eeTestNotification(user: UserRow): never {
   if (bool(user.is_bot)) throw botsNotAllowed();
   throw noActivePushDevice();
 }

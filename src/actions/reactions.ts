@@ -3,8 +3,8 @@ import type { UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, JsonableError } from "../errors.js";
 import {
-  checkEmoji,
-  checkEmojiCode,
+  validateEmoji,
+  validateEmojiCode,
   emojiByName,
   normalizeReactionType,
   type Emoji,
@@ -66,7 +66,9 @@ export function checkAddReaction(
       .knex("reactions")
       .where(same)
       .first<{ emoji_name: string } | undefined>("emoji_name");
-    emoji = other ? { ...emoji, emoji_name: other.emoji_name } : await checkEmoji(tx.knex, realm.id, emoji);
+    emoji = other
+      ? { ...emoji, emoji_name: other.emoji_name }
+      : await validateEmoji(tx.knex, realm.id, emoji);
     if (message.flags === null) {
       // A reactor receives the message's later updates: give it a historical row.
       await tx.knex("user_messages").insert({
@@ -116,7 +118,7 @@ export function checkRemoveReaction(
       // SPEC: an invalid code is BAD_REQUEST; checked only now, so an existing reaction
       // can always be removed (even if its emoji no longer exists).
       if (request.emoji_code !== undefined)
-        await checkEmojiCode(tx.knex, realm.id, where.reaction_type, code);
+        await validateEmojiCode(tx.knex, realm.id, where.reaction_type, code);
       throw reactionDoesNotExist();
     }
     await tx.knex("reactions").where(where).delete();

@@ -50,7 +50,7 @@ const EXTENSIONS: Readonly<Record<string, string>> = {
 };
 
 /** Zulip's check_valid_emoji_name. */
-export function checkValidEmojiName(name: string): void {
+export function validateEmojiName(name: string): void {
   if (name === "") throw badRequest("Emoji name is missing");
   if (/^[0-9a-z]([0-9a-z_-]*[0-9a-z])?$/.test(name)) return;
   if (/^[0-9a-z_-]*$/.test(name)) throw badRequest("Emoji names must end with either a letter or digit.");
@@ -78,7 +78,7 @@ export async function checkAddRealmEmoji(
 ): Promise<void> {
   if (isGuestRole(user.role)) throw notAllowedForGuests();
   const name = pythonStrip(rawName).replace(/ /g, "_");
-  checkValidEmojiName(name);
+  validateEmojiName(name);
   const realm = await app.realms.get(app.knex, user.realm_id);
   if (!mayAddCustomEmoji(realm, user)) throw badRequest("Insufficient permission");
   if (await activeRealmEmojiByName<CustomEmojiRow>(app.knex, user.realm_id, name)) throw nameTaken();

@@ -13,6 +13,7 @@ import { channelMessageUrl, directMessageUrl, messageLinkSyntax, unusedFence } f
 import { LIMITS } from "../lib/realm-limits.js";
 import { codePointLength } from "../params.js";
 import type { ChannelWorld } from "../permissions/channel-access.js";
+import type { MessageRow } from "../presenters/messages.js";
 import { silentMention } from "./channel-notices.js";
 
 /**
@@ -32,14 +33,10 @@ export function normalizeReminderNote(note: string): string {
 }
 
 /** The message a reminder is about, as the formatter needs it. */
-export interface RemindedMessage {
-  id: number;
-  sender_id: number;
-  recipient_id: number;
-  stream_id: number | null;
-  topic: string;
-  content: string;
-}
+export type RemindedMessage = Pick<
+  MessageRow,
+  "id" | "sender_id" | "recipient_id" | "stream_id" | "topic" | "content"
+>;
 
 /** Zulip's get_user_mentions_for_display: "A", "A and B", "A, B, and C". */
 const listOfMentions = (users: readonly UserRow[]) =>

@@ -14,7 +14,7 @@ import {
 import type { ChannelWorld } from "../permissions/channel-access.js";
 import { normalizeReminderNote, reminderContent, type RemindedMessage } from "./reminder-content.js";
 import { prepareMessage } from "./message-send.js";
-import { checkDeliveryTime, noteDue } from "./scheduled-messages.js";
+import { validateDeliveryTime, noteDue } from "./scheduled-messages.js";
 
 /**
  * Message reminders (Zulip's zerver/actions/reminders.py): a direct message to oneself,
@@ -54,7 +54,7 @@ export interface ReminderRequest {
 
 /** POST /reminders (Zulip's schedule_reminder_for_message); returns the reminder's ID. */
 export async function checkCreateReminder(app: App, user: UserRow, req: ReminderRequest): Promise<number> {
-  checkDeliveryTime(app, req.deliverAt);
+  validateDeliveryTime(app, req.deliverAt);
   const world = await loadWorld(app, app.knex, user.realm_id);
   const accessed = await accessMessage({ knex: app.knex, world, user }, req.messageId);
   const note = req.note ? normalizeReminderNote(req.note) : "";

@@ -3,7 +3,7 @@ import { bool, type UserRow } from "../db/rows.js";
 import { insertReturningId } from "../db/insert.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, resourceNotFound } from "../errors.js";
-import { checkTopic, defaultReadBySender, truncateTopic } from "../lib/message-content.js";
+import { validateTopic, defaultReadBySender, truncateTopic } from "../lib/message-content.js";
 import type { PreparedMessage } from "../lib/prepared-message.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 import { scheduledMessageEvents } from "../presenters/events/user-data.js";
@@ -26,7 +26,7 @@ export type ScheduledRecipientType = ScheduledMessageRow["recipient_type"];
 export const deliveryTimeNotInFuture = () => badRequest("Scheduled delivery time must be in the future.");
 
 /** The delivery time must be after now (to the millisecond, as Zulip compares datetimes). */
-export function checkDeliveryTime(app: App, unixSeconds: number): void {
+export function validateDeliveryTime(app: App, unixSeconds: number): void {
   if (unixSeconds * 1000 <= app.clock.nowMs()) throw deliveryTimeNotInFuture();
 }
 
@@ -92,7 +92,7 @@ export interface ScheduleRequest {
 
 /** POST /scheduled_messages (Zulip's check_schedule_message); returns the new ID. */
 export async function checkScheduleMessage(app: App, sender: UserRow, req: ScheduleRequest): Promise<number> {
-  checkDeliveryTime(app, req.deliverAt);
+  validateDeliveryTime(app, req.deliverAt);
   const to = addresseeText(req.type, req.to);
   const prepared = await prepareMessage(app, sender, {
     type: req.type,
@@ -151,7 +151,7 @@ export interface ScheduledMessageChange {
 }
 
 /** The checks of Zulip's update_scheduled_message_backend, before the message is read. */
-function checkChangeRequest(app: App, change: ScheduledMessageChange): void {
+function validateChangeRequest(app: App, change: ScheduledMessageChange): void {
   const { type, to, topic, content, deliverAt } = change;
   if ([type, to, topic, content, deliverAt].every((value) => value === undefined)) {
     throw badRequest("Nothing to change");
@@ -162,7 +162,7 @@ function checkChangeRequest(app: App, change: ScheduledMessageChange): void {
   if (type === "stream" && topic === undefined) {
     throw badRequest("Topic required when updating scheduled message type to channel.");
   }
-  if (deliverAt !== undefined) checkDeliveryTime(app, deliverAt);
+  if (deliverAt !== undefined) validateDeliveryTime(app, deliverAt);
 }
 
 /**
@@ -176,7 +176,7 @@ export async function checkEditScheduledMessage(
   id: number,
   change: ScheduledMessageChange,
 ): Promise<void> {
-  checkChangeRequest(app, change);
+  validateChangeRequest(app, change);
   // One transaction from reading the row to writing it: delivery cannot slip in between.
   await app.db.transaction(async (tx) => {
     const row = await accessScheduledMessage(tx, sender, id);
@@ -199,7 +199,7 @@ export async function checkEditScheduledMessage(
     } else if (change.topic !== undefined && row.recipient_type === "stream") {
       // Only the topic changes (ignored for direct messages): Zulip's check_stream_topic.
       const realm = await app.realms.get(app.knex, sender.realm_id);
-      updates.topic = truncateTopic(checkTopic(change.topic, emptyTopicDisplayName(realm.realm)));
+      updates.topic = truncateTopic(validateTopic(change.topic, emptyTopicDisplayName(realm.realm)));
     }
     if (prepared && change.content !== undefined) {
       updates.content = prepared.content;

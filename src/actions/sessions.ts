@@ -1,7 +1,7 @@
 import type { App } from "../app.js";
 import type { Tx } from "../db/tx.js";
 import { generateSessionToken, hashSessionToken } from "../lib/sessions.js";
-import { checkPasswordLogin } from "./auth.js";
+import { authenticateByPassword } from "./auth.js";
 
 export interface NewSession {
   /** The cookie's value: the only time it exists in clear. */
@@ -11,7 +11,7 @@ export interface NewSession {
 
 /** The web client's login: a password login that starts a session instead of issuing a key. */
 export async function checkLogin(app: App, username: string, password: string): Promise<NewSession> {
-  const user = await checkPasswordLogin(app, username, password);
+  const user = await authenticateByPassword(app, username, password);
   const token = await app.db.transaction((tx) => doCreateSession(app, tx, user.id));
   return { token, userId: user.id };
 }

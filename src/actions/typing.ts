@@ -9,7 +9,7 @@ import { accessChannelById } from "../permissions/channel-access.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { loadWorld } from "../cache/world.js";
 import { typingEvents } from "../presenters/events/typing.js";
-import { checkCanEditContent } from "./message-edit.js";
+import { requireCanEditContent } from "./message-edit.js";
 
 /** Typing notifications: ephemeral events, published at once and never stored. */
 
@@ -19,7 +19,7 @@ export type TypingOp = "start" | "stop";
 const MAX_CHANNEL_SIZE_FOR_TYPING = 100;
 
 /** Typing in a channel topic, to the channel's other subscribers (small channels only). */
-export async function checkSendChannelTyping(
+export async function sendChannelTyping(
   app: App,
   realm: RealmSnapshot,
   user: UserRow,
@@ -48,7 +48,7 @@ const receivesTyping = (realm: RealmSnapshot, userId: number) =>
   bool(realm.user(userId)?.receives_typing_notifications);
 
 /** Typing in a direct conversation, to every participant, the sender included. */
-export function checkSendDirectTyping(
+export function sendDirectTyping(
   app: App,
   realm: RealmSnapshot,
   user: UserRow,
@@ -80,7 +80,7 @@ export function checkSendDirectTyping(
  * content now, to who would see the edit: a channel's subscribers (small channels
  * only), or the conversation's active participants.
  */
-export async function checkSendMessageEditTyping(
+export async function sendMessageEditTyping(
   app: App,
   realm: RealmSnapshot,
   user: UserRow,
@@ -97,7 +97,7 @@ export async function checkSendMessageEditTyping(
       "recipient_id",
       "date_sent",
     );
-  checkCanEditContent(realm, user, message, nowSeconds(app.clock), 0);
+  requireCanEditContent(realm, user, message, nowSeconds(app.clock), 0);
   if (head.stream_id !== null) {
     if (!bool(user.send_stream_typing_notifications)) {
       throw badRequest("User has disabled typing notifications for channel messages");

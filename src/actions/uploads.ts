@@ -43,7 +43,7 @@ export function singleFile(files: readonly UploadedFile[]): UploadedFile {
   return files[0]!;
 }
 
-async function checkWithinQuota(app: App, tx: Tx, realmId: number, size: number): Promise<void> {
+async function requireWithinQuota(app: App, tx: Tx, realmId: number, size: number): Promise<void> {
   const quotaMib = app.config.realm_upload_quota_mib;
   if (quotaMib === 0) return;
   if ((await uploadSpaceUsed(tx.knex, realmId)) + size > quotaMib * MIB) {
@@ -61,13 +61,13 @@ export async function checkUploadFile(
   const fileName = file.originalName === "" ? "uploaded-file" : file.originalName;
   const contentType = await sniffContentType(file.path);
   const image = await readImageInfo(file.path, contentType);
-  await app.db.transaction(async (tx) => checkWithinQuota(app, tx, user.realm_id, file.size));
+  await app.db.transaction(async (tx) => requireWithinQuota(app, tx, user.realm_id, file.size));
   // The bytes go in before the row: a row never names missing bytes, and bytes whose row
   // never came are removed by the sweep.
   await app.uploads.putFile(blobKeyOf(file.sha256), file.path);
   const pathId = newPathId(user.realm_id, fileName);
   const { attachmentId, imageId } = await app.db.transaction(async (tx) => {
-    await checkWithinQuota(app, tx, user.realm_id, file.size);
+    await requireWithinQuota(app, tx, user.realm_id, file.size);
     const row = {
       realm_id: user.realm_id,
       owner_id: user.id,

@@ -12,7 +12,7 @@ import type { UserGroupEvent } from "../wire/events.js";
 import { codePointLength } from "../params.js";
 import type { GroupNode, RealmSnapshot } from "../world/realm.js";
 import {
-  checkGroupSettingUpdate,
+  validateGroupSettingChange,
   defaultGroupSetting,
   presentNormalized,
   releaseGroupSetting,
@@ -51,7 +51,7 @@ export const MAX_USER_GROUP_NAME_LENGTH = 100;
 const INVALID_NAME_PREFIXES = ["@", "role:", "user:", "stream:", "channel:"] as const;
 
 /** Zulip's check_user_group_name; the name is kept as given (not trimmed). */
-export function checkUserGroupName(name: string): string {
+export function validateUserGroupName(name: string): string {
   if (name.trim() === "") throw badRequest("User group name can't be empty!");
   if (codePointLength(name) > MAX_USER_GROUP_NAME_LENGTH) {
     throw badRequest(`User group name cannot exceed ${MAX_USER_GROUP_NAME_LENGTH} characters.`);
@@ -62,7 +62,7 @@ export function checkUserGroupName(name: string): string {
 }
 
 /** Names are unique in the realm, exactly (case-sensitive), deactivated groups included. */
-function checkUserGroupNameAvailable(snapshot: RealmSnapshot, name: string): void {
+function validateUserGroupNameAvailable(snapshot: RealmSnapshot, name: string): void {
   for (const node of snapshot.groups.values()) {
     if (node.row.name === name) throw badRequest(`User group '${name}' already exists.`);
   }
@@ -122,7 +122,7 @@ export async function checkCreateUserGroup(
     const snapshot = await fresh(app, tx, actor.realm_id);
     if (!canCreateUserGroups(snapshot, actor)) throw insufficientPermission();
     const members = activeUserIds(snapshot, input.members);
-    const name = checkUserGroupName(input.name);
+    const name = validateUserGroupName(input.name);
     const settings = {} as Record<UserGroupSettingName, NormalizedGroupSetting>;
     for (const setting of USER_GROUP_SETTING_NAMES) {
       const value = input.settings[setting];
@@ -131,7 +131,7 @@ export async function checkCreateUserGroup(
           ? defaultGroupSetting(snapshot, USER_GROUP_SETTINGS[setting], actor.id)
           : validateGroupSetting(snapshot, setting, USER_GROUP_SETTINGS[setting], value);
     }
-    checkUserGroupNameAvailable(snapshot, name);
+    validateUserGroupNameAvailable(snapshot, name);
     // The creator may add subgroups whatever the new group's own settings say.
     const subgroups = accessSubgroups(snapshot, input.subgroups ?? []).map((node) => node.row.id);
     return doCreateUserGroup(app, tx, {
@@ -230,8 +230,8 @@ export async function checkUpdateUserGroup(
       allowDeactivated: true,
     });
     if (input.name !== undefined && input.name !== node.row.name) {
-      const name = checkUserGroupName(input.name);
-      checkUserGroupNameAvailable(snapshot, name);
+      const name = validateUserGroupName(input.name);
+      validateUserGroupNameAvailable(snapshot, name);
       await doUpdateUserGroupProperty(app, tx, snapshot, node, "name", name);
     }
     if (input.description !== undefined && input.description !== node.row.description) {
@@ -245,7 +245,7 @@ export async function checkUpdateUserGroup(
       const current = await fresh(app, tx, realmId);
       const currentNode = current.groups.get(groupId)!;
       const currentGroupId = userGroupSettingGroupId(current, currentNode, setting);
-      const value = checkGroupSettingUpdate(
+      const value = validateGroupSettingChange(
         current,
         setting,
         USER_GROUP_SETTINGS[setting],

@@ -6,7 +6,7 @@ import { realmUserEvents, userSettingsEvent } from "../presenters/events/users.j
 import type { SettingValue } from "../world/user-settings.js";
 import { doForgetDrafts } from "./drafts.js";
 import { doChangePresenceEnabled } from "./presence.js";
-import { doChangeEmailVisibility } from "./users.js";
+import { doChangeEmailVisibility } from "./user-email.js";
 
 /**
  * Zulip's do_change_user_setting: stores one personal setting and tells the user's

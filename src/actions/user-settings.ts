@@ -8,7 +8,9 @@ import { hashPassword, isStrongPassword, verifyPassword } from "../lib/passwords
 import { p, type ParamSpec, type ParamValues } from "../params.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { isAdminRole } from "../world/roles.js";
-import { checkFullName, checkNameAvailable, doChangeDeliveryEmail, doChangeFullName } from "./users.js";
+import { validateFullName, validateNameAvailable } from "../lib/user-validation.js";
+import { doChangeDeliveryEmail } from "./user-email.js";
+import { doChangeFullName } from "./user-update.js";
 import { doEndUserSessions } from "./sessions.js";
 import { doChangeUserSetting } from "./user-setting-change.js";
 import { doTellStatusAway } from "./user-status.js";
@@ -20,7 +22,7 @@ import { USER_SETTING_SPECS, settingValue, type SettingValue } from "../world/us
  * USER_SETTINGS is the one registry of what the endpoint accepts. Each entry names its
  * request parameters (the endpoint's parameter spec is their union, so any other setting
  * a client sends comes back in ignored_parameters_unsupported) and turns their values
- * into a checked change. Entries run in Zulip's order; every change is checked before
+ * into a validated change. Entries run in Zulip's order; every change is validated before
  * any is written and all are written in one transaction, so a refused request changes
  * nothing. Display, notification and privacy settings are one entry, driven by their
  * own registry (world/user-settings.ts): a new one of those is a line there and a column.
@@ -35,7 +37,7 @@ export interface SettingContext {
   readonly sessionId: number | null;
 }
 
-/** A checked change: writes it, with its events, in the request's transaction. */
+/** A validated change: writes it, with its events, in the request's transaction. */
 export type SettingWrite = (app: App, tx: Tx) => Promise<void>;
 
 export interface UserSetting<S extends ParamSpec = ParamSpec, P = unknown> {
@@ -43,11 +45,11 @@ export interface UserSetting<S extends ParamSpec = ParamSpec, P = unknown> {
   readonly params: S;
   /**
    * Slow work done before the transaction (password hashing), so it never holds the
-   * write lock; may refuse the request. Its result is passed to `check`.
+   * write lock; may refuse the request. Its result is passed to `validate`.
    */
   prepare?(app: App, user: UserRow, values: ParamValues<S>): Promise<P>;
   /** The change the values ask for, or null when nothing changes; throwing refuses the request. */
-  check(ctx: SettingContext, values: ParamValues<S>, prepared: P | undefined): SettingWrite | null;
+  validate(ctx: SettingContext, values: ParamValues<S>, prepared: P | undefined): SettingWrite | null;
 }
 
 const defineSetting = <S extends ParamSpec, P = undefined>(setting: UserSetting<S, P>) =>
@@ -64,7 +66,7 @@ const password = defineSetting({
     if (!isStrongPassword(values.new_password)) throw badRequest("New password is too weak!");
     return { verifiedHash: user.password_hash, newHash: await hashPassword(values.new_password, app.scrypt) };
   },
-  check({ user, sessionId }, _values, prepared) {
+  validate({ user, sessionId }, _values, prepared) {
     if (!prepared) return null;
     // Changed by another request since it was checked: the old password is no longer it.
     if (user.password_hash !== prepared.verifiedHash) throw badRequest("Wrong password!");
@@ -91,7 +93,7 @@ function isSystemBotEmail(app: App, realm: RealmSnapshot, email: string): boolea
  */
 const email = defineSetting({
   params: { email: p.str().optional() },
-  check({ app, user, realm }, values) {
+  validate({ app, user, realm }, values) {
     if (values.email === undefined) return null;
     const address = values.email.trim();
     if (address === user.delivery_email) return null;
@@ -114,12 +116,12 @@ const email = defineSetting({
  */
 const fullName = defineSetting({
   params: { full_name: p.str().optional() },
-  check({ user, realm }, values) {
+  validate({ user, realm }, values) {
     if (values.full_name === undefined || values.full_name === user.full_name) return null;
     if (bool(realm.realm.name_changes_disabled) && !isAdminRole(user.role)) return null;
-    const name = checkFullName(values.full_name);
+    const name = validateFullName(values.full_name);
     if (name === user.full_name) return null;
-    checkNameAvailable(realm, name, user.id);
+    validateNameAvailable(realm, name, user.id);
     return (app, tx) => doChangeFullName(app, tx, user, name);
   },
 });
@@ -138,7 +140,7 @@ const PREFERENCE_PARAMS: ParamSpec = Object.fromEntries(
  */
 const preferences = defineSetting({
   params: PREFERENCE_PARAMS,
-  check({ user }, values) {
+  validate({ user }, values) {
     const changes = USER_SETTING_SPECS.filter((spec) => {
       const value = values[spec.name];
       return value !== undefined && value !== settingValue(spec, user[spec.name]);
@@ -183,7 +185,7 @@ export async function checkUpdateUserSettings(
     const current = realm.user(user.id);
     if (!current) throw noSuchUser();
     const ctx: SettingContext = { app, user: current, realm, sessionId };
-    const writes = USER_SETTINGS.map((setting, i) => setting.check(ctx, values, prepared[i]));
+    const writes = USER_SETTINGS.map((setting, i) => setting.validate(ctx, values, prepared[i]));
     for (const write of writes) if (write) await write(app, tx);
   });
 }

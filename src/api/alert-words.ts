@@ -1,7 +1,7 @@
 import { MAX_ALERT_WORD_LENGTH, checkAddAlertWords, checkRemoveAlertWords } from "../actions/alert-words.js";
 import { defineEndpoint } from "../http/endpoint.js";
 import { alertWordsOf } from "../lib/alert-words.js";
-import { check, p } from "../params.js";
+import { validate, p } from "../params.js";
 
 export const getAlertWords = defineEndpoint({
   method: "GET",
@@ -17,7 +17,7 @@ export const addAlertWords = defineEndpoint({
   method: "POST",
   path: "/users/me/alert_words",
   auth: "user",
-  params: { alert_words: p.listOf(check.str({ maxLength: MAX_ALERT_WORD_LENGTH })) },
+  params: { alert_words: p.listOf(validate.str({ maxLength: MAX_ALERT_WORD_LENGTH })) },
   async handler({ app, user, params }) {
     return { alert_words: await checkAddAlertWords(app, user, params.alert_words) };
   },
@@ -27,7 +27,7 @@ export const removeAlertWords = defineEndpoint({
   method: "DELETE",
   path: "/users/me/alert_words",
   auth: "user",
-  params: { alert_words: p.listOf(check.str()) },
+  params: { alert_words: p.listOf(validate.str()) },
   async handler({ app, user, params }) {
     return { alert_words: await checkRemoveAlertWords(app, user, params.alert_words) };
   },

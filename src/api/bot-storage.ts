@@ -1,7 +1,7 @@
 import { checkRemoveBotStorage, checkSetBotStorage } from "../actions/bot-storage.js";
 import { defineEndpoint } from "../http/endpoint.js";
 import { readBotStorage } from "../lib/bot-storage.js";
-import { check, p } from "../params.js";
+import { validate, p } from "../params.js";
 
 /**
  * Bot storage (python zulip_bots' bot_handler.storage): string entries keyed by the
@@ -13,7 +13,7 @@ export const updateBotStorage = defineEndpoint({
   method: "PUT",
   path: "/bot_storage",
   auth: "user",
-  params: { storage: p.json(check.record(check.str())) },
+  params: { storage: p.json(validate.record(validate.str())) },
   async handler({ app, user, params }) {
     await checkSetBotStorage(app, user, Object.entries(params.storage));
     return {};
@@ -24,7 +24,7 @@ export const getBotStorage = defineEndpoint({
   method: "GET",
   path: "/bot_storage",
   auth: "user",
-  params: { keys: p.listOf(check.str()).optional() },
+  params: { keys: p.listOf(validate.str()).optional() },
   async handler({ app, user, params }) {
     return { storage: await readBotStorage(app.knex, user.id, params.keys ?? null) };
   },
@@ -34,7 +34,7 @@ export const removeBotStorage = defineEndpoint({
   method: "DELETE",
   path: "/bot_storage",
   auth: "user",
-  params: { keys: p.listOf(check.str()).optional() },
+  params: { keys: p.listOf(validate.str()).optional() },
   async handler({ app, user, params }) {
     await checkRemoveBotStorage(app, user, params.keys ?? null);
     return {};

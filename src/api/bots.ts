@@ -2,8 +2,8 @@ import { checkCreateBot } from "../actions/bot-create.js";
 import { checkDeactivateBot, checkRegenerateBotApiKey, checkUpdateBot } from "../actions/bots.js";
 import { bool, int } from "../db/rows.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { checkServiceUrl } from "../lib/bots.js";
-import { check, p, pathInt } from "../params.js";
+import { validateServiceUrl } from "../lib/bots.js";
+import { validate, p, pathInt } from "../params.js";
 import { requireMemberOrAdmin } from "../permissions/user-groups.js";
 import { presentBotDefaults, presentOwnedBot } from "../presenters/bots.js";
 import { avatarUrl } from "../presenters/users.js";
@@ -11,10 +11,10 @@ import { BOT_TYPE, SERVICE_INTERFACE } from "../world/bots.js";
 import { roleParam } from "./users.js";
 
 /** An outgoing webhook URL: JSON text of an http(s) URL, as Zulip's Json[check_url]. */
-const serviceUrl = () => p.json((value, name) => checkServiceUrl(check.str()(value, name), name));
+const serviceUrl = () => p.json((value, name) => validateServiceUrl(validate.str()(value, name), name));
 
 /** Configuration: a JSON object of strings. */
-const configData = () => p.json(check.record(check.str()));
+const configData = () => p.json(validate.record(validate.str()));
 
 /**
  * POST /bots: creates a bot owned by the caller (can_create_bots_group, or

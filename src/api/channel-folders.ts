@@ -5,7 +5,7 @@ import {
 } from "../actions/channel-folders.js";
 import { bool } from "../db/rows.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p, pathInt } from "../params.js";
+import { validate, p, pathInt } from "../params.js";
 import { sortedFolders } from "../queries/subscriptions.js";
 import { presentChannelFolder } from "../presenters/channels.js";
 import { LIMITS } from "../lib/realm-limits.js";
@@ -38,7 +38,7 @@ export const reorderChannelFolders = defineEndpoint({
   method: "PATCH",
   path: "/channel_folders",
   auth: "admin",
-  params: { order: p.listOf(check.int()) },
+  params: { order: p.listOf(validate.int()) },
   async handler({ app, user, params }) {
     await checkReorderChannelFolders(app, user, params.order);
     return {};

@@ -1,13 +1,13 @@
 import { badRequest } from "../errors.js";
-import { check, p, type Check, type Param } from "../params.js";
+import { validate, p, type Validator, type Param } from "../params.js";
 import { retentionDaysParam, topicsPolicyParam } from "../lib/channel-validation.js";
 import type { ChannelGroupParams } from "../actions/channel-groups.js";
 import type { ChannelCreationParams } from "../actions/channels.js";
-import type { Principal } from "../actions/subscriptions.js";
+import type { Principal } from "../lib/access-users.js";
 import type { GroupSettingValue } from "../permissions/group-settings.js";
 import {
-  groupSettingUpdateCheck,
-  groupSettingValueCheck,
+  validateGroupSettingUpdateFormat,
+  validateGroupSettingFormat,
   type GroupSettingUpdate,
 } from "../permissions/group-setting-values.js";
 import {
@@ -18,24 +18,24 @@ import {
 /** Parameters shared by the channel endpoints. */
 
 /** User IDs (preferred) or API emails, all of one kind. */
-const principalsCheck: Check<Principal[]> = (value, name) => {
+const validatePrincipals: Validator<Principal[]> = (value, name) => {
   if (!Array.isArray(value)) throw badRequest(`${name} is not a list`);
   if (value.every((v): v is string => typeof v === "string")) return value;
-  return check.list(check.int())(value, name);
+  return validate.list(validate.int())(value, name);
 };
 
-export const principalsParam = () => p.json(principalsCheck).optional();
+export const principalsParam = () => p.json(validatePrincipals).optional();
 
 /** Every channel group setting as an optional plain value (create endpoints). */
 export const groupValueParams = () =>
   Object.fromEntries(
-    CHANNEL_GROUP_SETTING_NAMES.map((name) => [name, p.json(groupSettingValueCheck).optional()]),
+    CHANNEL_GROUP_SETTING_NAMES.map((name) => [name, p.json(validateGroupSettingFormat).optional()]),
   ) as Record<ChannelGroupSettingName, Param<GroupSettingValue | undefined>>;
 
 /** Every channel group setting as an optional {new, old} update (PATCH). */
 export const groupUpdateParams = () =>
   Object.fromEntries(
-    CHANNEL_GROUP_SETTING_NAMES.map((name) => [name, p.json(groupSettingUpdateCheck).optional()]),
+    CHANNEL_GROUP_SETTING_NAMES.map((name) => [name, p.json(validateGroupSettingUpdateFormat).optional()]),
   ) as Record<ChannelGroupSettingName, Param<GroupSettingUpdate | undefined>>;
 
 /** The group settings present in parsed parameters. */
@@ -57,7 +57,7 @@ export const creationParams = () => ({
   history_public_to_subscribers: p.bool().optional(),
   message_retention_days: retentionDaysParam().optional(),
   topics_policy: topicsPolicyParam().optional(),
-  folder_id: p.json(check.nullable(check.int())).optional(),
+  folder_id: p.json(validate.nullable(validate.int())).optional(),
   send_new_subscription_messages: p.bool().default(true),
   ...groupValueParams(),
 });

@@ -5,11 +5,11 @@ import {
   checkUpdateCustomProfileField,
 } from "../actions/custom-profile-fields.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p, pathInt } from "../params.js";
+import { validate, p, pathInt } from "../params.js";
 import { fieldsOfRealm } from "../lib/custom-profile-fields.js";
 import { presentField } from "../presenters/custom-profile-fields.js";
 
-const fieldDataParam = p.json(check.record(check.any()));
+const fieldDataParam = p.json(validate.record(validate.any()));
 
 export const getCustomProfileFields = defineEndpoint({
   method: "GET",
@@ -94,7 +94,7 @@ export const reorderCustomProfileFields = defineEndpoint({
   method: "PATCH",
   path: "/realm/profile_fields",
   auth: "admin",
-  params: { order: p.listOf(check.int()) },
+  params: { order: p.listOf(validate.int()) },
   async handler({ app, realm, params }) {
     await checkReorderCustomProfileFields(app, realm.id, params.order);
     return {};

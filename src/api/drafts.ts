@@ -1,42 +1,42 @@
 import {
   checkCreateDrafts,
   checkDeleteDraft,
-  checkDraftsSynchronization,
+  requireDraftsSynchronization,
   checkEditDraft,
   type DraftInput,
 } from "../actions/drafts.js";
 import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
 import { pythonStrip } from "../lib/message-content.js";
-import { check, field, p, pathInt, type Check } from "../params.js";
+import { validate, field, p, pathInt, type Validator } from "../params.js";
 import { draftsOf } from "../queries/drafts.js";
 
 /** A finite JSON number (Zulip's `int | float`). */
-const number: Check<number> = (value, name) => {
+const number: Validator<number> = (value, name) => {
   if (typeof value !== "number" || !Number.isFinite(value)) throw badRequest(`${name} is not a number`);
   return value;
 };
 
 /** A string as it is: NUL bytes are the action's to refuse, in Zulip's words. */
-const text: Check<string> = (value, name) => {
+const text: Validator<string> = (value, name) => {
   if (typeof value !== "string") throw badRequest(`${name} is not a string`);
   return value;
 };
 
 /** Zulip's RequiredStringConstraint: stripped, and not blank. */
-const requiredText: Check<string> = (value, name) => {
+const requiredText: Validator<string> = (value, name) => {
   const stripped = pythonStrip(text(value, name));
   if (stripped === "") throw badRequest(`${name} cannot be blank`);
   return stripped;
 };
 
 /** Zulip's DraftData: exactly these keys; content is stripped and must not be blank. */
-const draft: Check<DraftInput> = check.dict({
-  type: field.required(check.oneOf(["", "stream", "private"] as const)),
-  to: field.required(check.list(check.int())),
+const draft: Validator<DraftInput> = validate.dict({
+  type: field.required(validate.oneOf(["", "stream", "private"] as const)),
+  to: field.required(validate.list(validate.int())),
   topic: field.required(text),
   content: field.required(requiredText),
-  timestamp: field.optional(check.nullable(check.anyOf(check.int(), number))),
+  timestamp: field.optional(validate.nullable(validate.anyOf(validate.int(), number))),
 });
 
 export const getDrafts = defineEndpoint({
@@ -45,7 +45,7 @@ export const getDrafts = defineEndpoint({
   auth: "user",
   params: {},
   async handler({ app, user }) {
-    checkDraftsSynchronization(user);
+    requireDraftsSynchronization(user);
     const drafts = await draftsOf(app.knex, user.id);
     return { count: drafts.length, drafts };
   },
@@ -55,7 +55,7 @@ export const createDrafts = defineEndpoint({
   method: "POST",
   path: "/drafts",
   auth: "user",
-  params: { drafts: p.json(check.list(draft)) },
+  params: { drafts: p.json(validate.list(draft)) },
   async handler({ app, user, params }) {
     return { ids: await checkCreateDrafts(app, user, params.drafts) };
   },

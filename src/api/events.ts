@@ -1,5 +1,5 @@
 import { badRequest } from "../errors.js";
-import { checkEventNarrow, eventNarrowFor } from "../lib/narrow/event-filter.js";
+import { validateEventNarrow, eventNarrowFor } from "../lib/narrow/event-filter.js";
 import { fetchInitialState } from "../queries/register.js";
 import { captureRegisterSources } from "../queries/register-capture.js";
 import { isGuestRole } from "../world/roles.js";
@@ -8,22 +8,22 @@ import type { QueuedEvent } from "../events/queue.js";
 import { registerQueue } from "../events/register.js";
 import { encodeEvents } from "../events/wire-json.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p, type Check } from "../params.js";
+import { validate, p, type Validator } from "../params.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../presenters/realm.js";
 
 /**
  * Narrow terms for /register: [operator, operand] pairs or {operator, operand} objects.
  * An event queue's narrow cannot be negated (Zulip's takes pairs only).
  */
-const registerNarrowTerm: Check<readonly [string, string]> = (value, name) => {
+const registerNarrowTerm: Validator<readonly [string, string]> = (value, name) => {
   if (Array.isArray(value)) {
-    const [operator, operand] = check.list(check.str(), { minLength: 2, maxLength: 2 })(value, name);
+    const [operator, operand] = validate.list(validate.str(), { minLength: 2, maxLength: 2 })(value, name);
     return [operator!, operand!] as const;
   }
-  const term = check.dict({
-    operator: { required: true, check: check.str() },
-    operand: { required: true, check: check.anyOf<string | number>(check.str(), check.int()) },
-    negated: { required: false, check: check.bool() },
+  const term = validate.dict({
+    operator: { required: true, validate: validate.str() },
+    operand: { required: true, validate: validate.anyOf<string | number>(validate.str(), validate.int()) },
+    negated: { required: false, validate: validate.bool() },
   })(value, name);
   if (term.negated === true) throw badRequest(`${name}: negated terms are not supported for event queues`);
   return [term.operator, String(term.operand)] as const;
@@ -64,10 +64,10 @@ export const register = defineEndpoint({
     slim_presence: p.bool().default(false),
     presence_history_limit_days: p.int({ min: 0 }).optional(),
     idle_queue_timeout: idleQueueTimeoutParam.optional(),
-    event_types: p.listOf(check.str()).optional(),
-    fetch_event_types: p.listOf(check.str()).optional(),
+    event_types: p.listOf(validate.str()).optional(),
+    fetch_event_types: p.listOf(validate.str()).optional(),
     all_public_streams: p.bool().default(false),
-    client_capabilities: p.json(check.record(check.bool())).optional(),
+    client_capabilities: p.json(validate.record(validate.bool())).optional(),
     narrow: p.listOf(registerNarrowTerm).default([]),
     // Deprecated Zulip name of idle_queue_timeout, still sent by old clients.
     queue_lifespan_secs: p.int({ min: 0 }).optional(),
@@ -77,7 +77,7 @@ export const register = defineEndpoint({
     if (params.all_public_streams && isGuestRole(user.role)) {
       throw badRequest("User not authorized for this query");
     }
-    checkEventNarrow(params.narrow);
+    validateEventNarrow(params.narrow);
     const capabilities: Record<string, boolean> = {};
     for (const name of CLIENT_CAPABILITIES) {
       if (params.client_capabilities?.[name] === true) capabilities[name] = true;

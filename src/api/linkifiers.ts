@@ -6,7 +6,7 @@ import {
 } from "../actions/linkifiers.js";
 import { defineEndpoint } from "../http/endpoint.js";
 import { linkifiersOfRealm } from "../lib/linkifiers.js";
-import { check, p, pathInt } from "../params.js";
+import { validate, p, pathInt } from "../params.js";
 
 /** GET /realm/linkifiers: every user may read them (clients apply them to topics). */
 export const getLinkifiers = defineEndpoint({
@@ -57,7 +57,7 @@ export const reorderLinkifiers = defineEndpoint({
   method: "PATCH",
   path: "/realm/linkifiers",
   auth: "admin",
-  params: { ordered_linkifier_ids: p.listOf(check.int()) },
+  params: { ordered_linkifier_ids: p.listOf(validate.int()) },
   async handler({ app, user, params }) {
     await checkReorderLinkifiers(app, user, params.ordered_linkifier_ids);
     return {};

@@ -1,11 +1,11 @@
 import {
-  checkFlagChange,
+  validateFlagChange,
   checkMarkAsRead,
   checkUpdateMessageFlags,
   checkUpdateMessageFlagsForNarrow,
 } from "../actions/message-flags.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p } from "../params.js";
+import { validate, p } from "../params.js";
 import { narrowParam } from "../lib/narrow/index.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
 
@@ -15,9 +15,9 @@ export const updateMessageFlags = defineEndpoint({
   method: "POST",
   path: "/messages/flags",
   auth: "user",
-  params: { messages: p.listOf(check.int()), op: p.str(), flag: p.str() },
+  params: { messages: p.listOf(validate.int()), op: p.str(), flag: p.str() },
   async handler({ app, user, realm, params }) {
-    const change = checkFlagChange(params.flag, params.op);
+    const change = validateFlagChange(params.flag, params.op);
     const result = await checkUpdateMessageFlags(app, realm, user, change, params.messages);
     return {
       messages: params.messages,
@@ -42,7 +42,7 @@ export const updateMessageFlagsForNarrow = defineEndpoint({
     flag: p.str(),
   },
   async handler({ app, user, realm, params }) {
-    const change = checkFlagChange(params.flag, params.op);
+    const change = validateFlagChange(params.flag, params.op);
     const result = await checkUpdateMessageFlagsForNarrow(app, realm, user, change, params.narrow, {
       anchor: params.anchor,
       includeAnchor: params.include_anchor,

@@ -1,13 +1,13 @@
 import { badRequest, missingArgument } from "../errors.js";
 import { defineEndpoint, type AuthedContext } from "../http/endpoint.js";
-import { check, p, pathInt } from "../params.js";
+import { validate, p, pathInt } from "../params.js";
 import { realmUrl } from "../config.js";
 import { fetchMessageDicts, loadMessageRows, matchFields } from "../queries/message-fetch.js";
 import { accessMessage, invalidMessage } from "../lib/message-access.js";
 import { MAX_MESSAGE_LENGTH } from "../lib/message-content.js";
 import { renderForSend } from "../lib/message-render.js";
 import {
-  checkRange,
+  validateRange,
   fetchIds,
   fetchRange,
   MAX_MESSAGES_PER_FETCH,
@@ -54,7 +54,7 @@ export const getMessages = defineEndpoint({
     apply_markdown: p.bool().default(true),
     use_first_unread_anchor: p.bool().default(false),
     allow_empty_topic_name: p.bool().default(false),
-    message_ids: p.listOf(check.int({ min: 0 })).optional(),
+    message_ids: p.listOf(validate.int({ min: 0 })).optional(),
   },
   async handler(ctx) {
     const { params } = ctx;
@@ -99,7 +99,7 @@ export const getMessages = defineEndpoint({
     if (requested === undefined) throw badRequest("Missing 'anchor' argument.");
     if (params.num_before === undefined) throw missingArgument("num_before");
     if (params.num_after === undefined) throw missingArgument("num_after");
-    checkRange(params.num_before, params.num_after, params.include_anchor);
+    validateRange(params.num_before, params.num_after, params.include_anchor);
     const scope = await scopeOf(ctx);
     const narrow = await resolveNarrow(scope, params.narrow);
     const anchor = await resolveAnchor(scope, narrow, requested);
@@ -130,7 +130,7 @@ export const getMessagesMatchesNarrow = defineEndpoint({
   path: "/messages/matches_narrow",
   auth: "user",
   params: {
-    msg_ids: p.listOf(check.int()),
+    msg_ids: p.listOf(validate.int()),
     narrow: narrowParam(),
   },
   async handler(ctx) {

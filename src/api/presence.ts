@@ -1,4 +1,4 @@
-import { checkUpdateUserPresence } from "../actions/presence.js";
+import { updateUserPresence } from "../actions/presence.js";
 import { bool } from "../db/rows.js";
 import { badRequest, noSuchUser } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
@@ -24,7 +24,7 @@ export const updatePresence = defineEndpoint({
     history_limit_days: p.int().optional(),
   },
   async handler({ app, user, realm, params }) {
-    await checkUpdateUserPresence(app, realm, user, params.status);
+    await updateUserPresence(app, realm, user, params.status);
     if (params.ping_only) return {};
     const { presences, lastUpdateId } = await realmPresences(app, realm, {
       slim: params.slim_presence || params.last_update_id !== undefined,

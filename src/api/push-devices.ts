@@ -1,11 +1,11 @@
 import {
   PUSH_KIND,
   checkAddPushDevice,
-  checkAppId,
-  checkRegisterPushDevice,
+  validateAppId,
+  refusePushDeviceRegistration,
   checkRemovePushDevice,
-  checkSendE2eeTestNotification,
-  checkSendTestNotification,
+  refuseE2eeTestNotification,
+  refuseTestNotification,
 } from "../actions/push-devices.js";
 import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
@@ -18,7 +18,7 @@ export const addApnsDeviceToken = defineEndpoint({
   method: "POST",
   path: "/users/me/apns_device_token",
   auth: "user",
-  params: { token: p.str(), appid: p.custom((raw) => checkAppId(raw)) },
+  params: { token: p.str(), appid: p.custom((raw) => validateAppId(raw)) },
   async handler({ app, user, params }) {
     await checkAddPushDevice(app, user, PUSH_KIND.APNS, params.token, params.appid);
     return {};
@@ -91,7 +91,7 @@ export const registerPushDevice = defineEndpoint({
     token_id: p.str().optional(),
   },
   handler({ user }) {
-    return checkRegisterPushDevice(user);
+    return refusePushDeviceRegistration(user);
   },
 });
 
@@ -101,7 +101,7 @@ export const sendTestNotification = defineEndpoint({
   auth: "user",
   params: { token: p.str().optional() },
   handler({ app, user, params }) {
-    return checkSendTestNotification(app, user, params.token);
+    return refuseTestNotification(app, user, params.token);
   },
 });
 
@@ -111,6 +111,6 @@ export const sendE2eeTestNotification = defineEndpoint({
   auth: "user",
   params: { device_id: p.int().optional() },
   handler({ user }) {
-    return checkSendE2eeTestNotification(user);
+    return refuseE2eeTestNotification(user);
   },
 });

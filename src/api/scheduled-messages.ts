@@ -5,7 +5,7 @@ import {
   type ScheduledRecipientType,
 } from "../actions/scheduled-messages.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p, pathInt } from "../params.js";
+import { validate, p, pathInt } from "../params.js";
 import { scheduledMessagesOf } from "../queries/scheduled-messages.js";
 
 /** Zulip's Message.API_RECIPIENT_TYPES; "direct" and "channel" are the modern names. */
@@ -14,7 +14,7 @@ const storedType = (type: "direct" | "private" | "stream" | "channel"): Schedule
   type === "stream" || type === "channel" ? "stream" : "private";
 
 /** A channel ID, or direct message user IDs (JSON). */
-const to = p.json(check.anyOf<number | number[]>(check.int(), check.list(check.int())));
+const to = p.json(validate.anyOf<number | number[]>(validate.int(), validate.list(validate.int())));
 /** Raw text: the action owns the messages (empty topic names, NUL bytes). */
 const rawText = () => p.custom((raw) => raw);
 

@@ -3,7 +3,7 @@ import { checkArchiveChannel, checkUpdateChannel } from "../actions/channel-upda
 import { checkAddDefaultChannel, checkRemoveDefaultChannel } from "../actions/default-channels.js";
 import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p, pathInt } from "../params.js";
+import { validate, p, pathInt } from "../params.js";
 import {
   accessChannelById,
   accessChannelByName,
@@ -89,7 +89,7 @@ export const createChannel = defineEndpoint({
   params: {
     name: p.str(),
     description: channelDescriptionParam().default(""),
-    subscribers: p.listOf(check.int()),
+    subscribers: p.listOf(validate.int()),
     ...creationParams(),
   },
   async handler({ app, user, params }) {
@@ -118,7 +118,7 @@ export const updateStream = defineEndpoint({
     is_default_stream: p.bool().optional(),
     message_retention_days: retentionDaysParam().optional(),
     is_archived: p.bool().optional(),
-    folder_id: p.json(check.nullable(check.int())).optional(),
+    folder_id: p.json(validate.nullable(validate.int())).optional(),
     topics_policy: topicsPolicyParam().optional(),
     ...groupUpdateParams(),
   },

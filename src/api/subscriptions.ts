@@ -1,13 +1,13 @@
+import { checkUpdateSubscriptionProperties } from "../actions/subscription-properties.js";
 import {
   checkSubscribe,
   checkUnsubscribe,
-  checkUpdateSubscriptionProperties,
   checkUpdateSubscriptions,
-} from "../actions/subscriptions.js";
+} from "../actions/subscription-requests.js";
 import { bool } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, field, p, pathInt } from "../params.js";
+import { validate, field, p, pathInt } from "../params.js";
 import { accessUserById } from "../lib/access-users.js";
 import { accessChannelById } from "../permissions/channel-access.js";
 import { LIMITS } from "../lib/realm-limits.js";
@@ -15,10 +15,10 @@ import { creationFrom, creationParams, includeSubscribersParam, principalsParam 
 import { loadWorld } from "../cache/world.js";
 import { subscriptionsJson } from "./subscriptions-json.js";
 
-const subscriptionItem = check.dict({
-  name: field.required(check.str()),
-  color: field.optional(check.str()),
-  description: field.optional(check.str({ maxLength: LIMITS.max_stream_description_length })),
+const subscriptionItem = validate.dict({
+  name: field.required(validate.str()),
+  color: field.optional(validate.str()),
+  description: field.optional(validate.str({ maxLength: LIMITS.max_stream_description_length })),
 });
 
 /** Subscribe the caller or others; creates missing channels. */
@@ -50,7 +50,7 @@ export const unsubscribe = defineEndpoint({
   path: "/users/me/subscriptions",
   auth: "user",
   params: {
-    subscriptions: p.listOf(check.str()),
+    subscriptions: p.listOf(validate.str()),
     principals: principalsParam(),
   },
   async handler({ app, user, params }) {
@@ -68,7 +68,7 @@ export const updateSubscriptions = defineEndpoint({
   auth: "user",
   params: {
     add: p.listOf(subscriptionItem).default([]),
-    delete: p.listOf(check.str()).default([]),
+    delete: p.listOf(validate.str()).default([]),
     principals: principalsParam(),
     authorization_errors_fatal: p.bool().default(true),
     ...creationParams(),
@@ -104,10 +104,10 @@ export const updateSubscriptionProperties = defineEndpoint({
   auth: "user",
   params: {
     subscription_data: p.listOf(
-      check.dict({
-        stream_id: field.required(check.int()),
-        property: field.required(check.str()),
-        value: field.required(check.any()),
+      validate.dict({
+        stream_id: field.required(validate.int()),
+        property: field.required(validate.str()),
+        value: field.required(validate.any()),
       }),
     ),
   },

@@ -1,11 +1,7 @@
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p, pathInt } from "../params.js";
+import { validate, p, pathInt } from "../params.js";
 import { badRequest, missingArgument } from "../errors.js";
-import {
-  checkSendChannelTyping,
-  checkSendDirectTyping,
-  checkSendMessageEditTyping,
-} from "../actions/typing.js";
+import { sendChannelTyping, sendDirectTyping, sendMessageEditTyping } from "../actions/typing.js";
 
 /** POST /typing: typing start/stop notifications, for a direct conversation or a channel topic. */
 export const setTyping = defineEndpoint({
@@ -15,7 +11,7 @@ export const setTyping = defineEndpoint({
   params: {
     type: p.str().default("direct"),
     op: p.str(),
-    to: p.listOf(check.int()).optional(),
+    to: p.listOf(validate.int()).optional(),
     stream_id: p.int().optional(),
     topic: p.str().optional(),
   },
@@ -24,12 +20,12 @@ export const setTyping = defineEndpoint({
     if (params.type === "stream" || params.type === "channel") {
       if (params.stream_id === undefined) throw missingArgument("stream_id");
       if (params.topic === undefined) throw badRequest("Missing topic");
-      await checkSendChannelTyping(app, realm, user, params.op, params.stream_id, params.topic);
+      await sendChannelTyping(app, realm, user, params.op, params.stream_id, params.topic);
       return {};
     }
     if (params.type !== "direct" && params.type !== "private") throw badRequest("Invalid type");
     if (params.to === undefined) throw missingArgument("to");
-    checkSendDirectTyping(app, realm, user, params.op, params.to);
+    sendDirectTyping(app, realm, user, params.op, params.to);
     return {};
   },
 });
@@ -41,7 +37,7 @@ export const setMessageEditTyping = defineEndpoint({
   auth: "user",
   params: { message_id: pathInt(), op: p.oneOf(["start", "stop"]) },
   async handler({ app, realm, user, params }) {
-    await checkSendMessageEditTyping(app, realm, user, params.op, params.message_id);
+    await sendMessageEditTyping(app, realm, user, params.op, params.message_id);
     return {};
   },
 });

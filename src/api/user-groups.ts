@@ -7,9 +7,12 @@ import {
 import { bool } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, p, pathInt } from "../params.js";
+import { validate, p, pathInt } from "../params.js";
 import { accessUserById } from "../lib/access-users.js";
-import { groupSettingUpdateCheck, groupSettingValueCheck } from "../permissions/group-setting-values.js";
+import {
+  validateGroupSettingUpdateFormat,
+  validateGroupSettingFormat,
+} from "../permissions/group-setting-values.js";
 import { isUserInGroup } from "../permissions/group-settings.js";
 import {
   accessUserGroupToRead,
@@ -25,9 +28,9 @@ import { presentUserGroups } from "../presenters/user-groups.js";
  * members and subgroups endpoints, which they may use from feature level 496.
  */
 
-const settingValue = () => p.json(groupSettingValueCheck).optional();
-const settingUpdate = () => p.json(groupSettingUpdateCheck).optional();
-const ids = () => p.listOf(check.int()).optional();
+const settingValue = () => p.json(validateGroupSettingFormat).optional();
+const settingUpdate = () => p.json(validateGroupSettingUpdateFormat).optional();
+const ids = () => p.listOf(validate.int()).optional();
 
 export const createUserGroup = defineEndpoint({
   method: "POST",
@@ -36,7 +39,7 @@ export const createUserGroup = defineEndpoint({
   params: {
     name: p.str(),
     description: p.str(),
-    members: p.listOf(check.int()),
+    members: p.listOf(validate.int()),
     subgroups: ids(),
     can_add_members_group: settingValue(),
     can_join_group: settingValue(),

@@ -4,7 +4,7 @@ import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
 import { LIMITS } from "../lib/realm-limits.js";
 import { VISIBILITY_POLICIES } from "../lib/user-topics.js";
-import { check, p } from "../params.js";
+import { validate, p } from "../params.js";
 
 const topic = p.str({ maxLength: LIMITS.max_topic_length });
 
@@ -19,7 +19,7 @@ export const updateUserTopic = defineEndpoint({
     visibility_policy: p.int(),
   },
   async handler({ app, user, params }) {
-    const policy = check.oneOf(VISIBILITY_POLICIES)(params.visibility_policy, "visibility_policy");
+    const policy = validate.oneOf(VISIBILITY_POLICIES)(params.visibility_policy, "visibility_policy");
     await checkSetUserTopic(app, user, { streamId: params.stream_id, topic: params.topic, policy });
     return {};
   },

@@ -3,16 +3,13 @@ import {
   checkUpdateOwnProfileData,
   type ProfileDataEntry,
 } from "../actions/custom-profile-fields.js";
-import {
-  checkCreateUser,
-  checkDeactivateUser,
-  checkReactivateUser,
-  checkUpdateUser,
-} from "../actions/users.js";
+import { checkDeactivateUser, checkReactivateUser } from "../actions/user-activation.js";
+import { checkCreateUser } from "../actions/user-create.js";
+import { checkUpdateUser } from "../actions/user-update.js";
 import { bool } from "../db/rows.js";
 import { badRequest } from "../errors.js";
 import { defineEndpoint } from "../http/endpoint.js";
-import { check, field, p, pathInt, type Check } from "../params.js";
+import { validate, field, p, pathInt, type Validator } from "../params.js";
 import { accessUserById, accessUserByIdOrEmail } from "../lib/access-users.js";
 import { profileDataByUser } from "../lib/custom-profile-fields.js";
 import { isRole, type Role } from "../world/roles.js";
@@ -20,15 +17,15 @@ import { presentUser } from "../presenters/users.js";
 
 /** A role value (JSON): 100, 200, 300, 400 or 600. */
 export const roleParam = p.json((value, name): Role => {
-  const role = check.int()(value, name);
+  const role = validate.int()(value, name);
   if (!isRole(role)) throw badRequest(`Invalid ${name}`);
   return role;
 });
 
 /** {id, value} items; values are checked per field type by the action. */
-const profileDataItem: Check<ProfileDataEntry> = check.dict({
-  id: field.required(check.int()),
-  value: field.required(check.any()),
+const profileDataItem: Validator<ProfileDataEntry> = validate.dict({
+  id: field.required(validate.int()),
+  value: field.required(validate.any()),
 });
 
 export const getOwnUser = defineEndpoint({
@@ -55,7 +52,7 @@ export const getUsers = defineEndpoint({
   params: {
     client_gravatar: p.bool().default(true),
     include_custom_profile_fields: p.bool().default(false),
-    user_ids: p.listOf(check.int()).optional(),
+    user_ids: p.listOf(validate.int()).optional(),
   },
   async handler({ app, user, realm, params }) {
     const wanted = params.user_ids ? new Set(params.user_ids) : null;
@@ -179,7 +176,7 @@ export const removeOwnProfileData = defineEndpoint({
   method: "DELETE",
   path: "/users/me/profile_data",
   auth: "user",
-  params: { data: p.listOf(check.int()) },
+  params: { data: p.listOf(validate.int()) },
   async handler({ app, user, params }) {
     await checkRemoveOwnProfileData(app, user, params.data);
     return {};

@@ -13,7 +13,7 @@ export async function watchExternalChanges(
 ): Promise<() => void> {
   let last: number | null = null;
   let running: Promise<void> | null = null;
-  const check = () => {
+  const poll = () => {
     if (running) return running;
     running = knex
       .raw("PRAGMA data_version")
@@ -27,8 +27,8 @@ export async function watchExternalChanges(
     return running;
   };
   // The baseline, read before the watch counts as armed: a commit after this resolves is noticed.
-  await check();
-  const timer = setInterval(() => void check(), intervalMs);
+  await poll();
+  const timer = setInterval(() => void poll(), intervalMs);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -184,7 +184,7 @@ export async function authenticateSession(
   if (token === undefined || !hasSessionTokenFormat(token)) throw sessionRequired();
   const session = await liveSession(app, token);
   if (!session) throw sessionRequired();
-  if (!SAFE_METHODS.has(request.method)) checkCsrf(request, token, publicOrigin(app));
+  if (!SAFE_METHODS.has(request.method)) validateCsrf(request, token, publicOrigin(app));
   const realm = await app.realms.get(app.knex, session.realmId);
   const user = realm.user(session.userId);
   if (!user) throw sessionRequired();
@@ -216,8 +216,8 @@ export const sessionLifetimes = (app: App): SessionLifetimes => ({
 export const publicOrigin = (app: App) => new URL(realmUrl(app.config)).origin;
 
 /** Django's CSRF checks, with its reasons (Zulip answers them as CSRF_FAILED). */
-export function checkCsrf(request: SessionRequest, sessionToken: string, trustedOrigin: string): void {
-  checkSameOrigin(request, trustedOrigin);
+export function validateCsrf(request: SessionRequest, sessionToken: string, trustedOrigin: string): void {
+  validateSameOrigin(request, trustedOrigin);
   const given = request.header("x-csrftoken");
   if (given === "") throw csrfFailed("CSRF token missing.");
   if (!secretsEqual(given, csrfTokenFor(sessionToken))) throw csrfFailed("CSRF token incorrect.");
@@ -231,7 +231,7 @@ export function checkCsrf(request: SessionRequest, sessionToken: string, trusted
  * another site) is not this server's, as in Django. Requests that name no origin (older
  * browsers, scripts) rely on the token alone.
  */
-export function checkSameOrigin(request: SessionRequest, trustedOrigin: string): void {
+export function validateSameOrigin(request: SessionRequest, trustedOrigin: string): void {
   const origin = request.header("origin");
   if (origin !== "") {
     if (origin !== trustedOrigin && !hostIs(origin, request.header("host"))) {

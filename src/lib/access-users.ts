@@ -1,6 +1,6 @@
 import { emailHost, type Config } from "../config.js";
-import type { UserRow } from "../db/rows.js";
-import { noSuchUser } from "../errors.js";
+import { bool, type UserRow } from "../db/rows.js";
+import { badRequest, noSuchUser } from "../errors.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { userIdFromDummyEmail } from "./emails.js";
 import { canSeeDeliveryEmail } from "../permissions/email-visibility.js";
@@ -71,4 +71,29 @@ export function accessUserByIdOrEmail(
 ): UserRow {
   if (/^\d+$/.test(key)) return accessUserById(realm, Number(key));
   return accessUserByEmail(config, realm, viewer, key);
+}
+
+/** A user named by ID or by email, as subscribe's `principals` and create's `subscribers` do. */
+export type Principal = number | string;
+
+/**
+ * Users named by ID or by an email the actor may see (Zulip's
+ * bulk_principals_to_user_profiles): every one must exist ("No such user", also for a
+ * hidden real email), then be active ("User is deactivated"). Bots are fine.
+ */
+export function resolvePrincipals(
+  config: Config,
+  realm: RealmSnapshot,
+  actor: UserRow,
+  principals: readonly Principal[],
+): UserRow[] {
+  const users = principals.map((principal) =>
+    typeof principal === "number"
+      ? realm.user(principal)
+      : userByVisibleEmail(config, realm, actor, principal),
+  );
+  if (users.some((u) => u === undefined)) throw badRequest("No such user");
+  const unique = [...new Map(users.map((u) => [u!.id, u!])).values()];
+  if (unique.some((u) => !bool(u.is_active))) throw badRequest("User is deactivated");
+  return unique;
 }

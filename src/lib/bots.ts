@@ -61,7 +61,7 @@ const URL_PATTERN = new RegExp(
  * localhost, or an IP address), as Django validates URLs; anything else is refused
  * with Zulip's message. Whether the host may be reached is decided when delivering.
  */
-export function checkServiceUrl(value: string, name: string): string {
+export function validateServiceUrl(value: string, name: string): string {
   const match = value.length <= 2048 ? URL_PATTERN.exec(value) : null;
   const port = match?.[1];
   if (!match || (port !== undefined && Number(port) > 65535)) {

@@ -25,7 +25,7 @@ export function unprintablePosition(name: string): number | null {
 }
 
 /** Zulip's check_stream_name on a name already stripped of surrounding spaces. */
-export function checkChannelName(raw: string): string {
+export function validateChannelName(raw: string): string {
   const name = raw.trim();
   if (name === "") throw badRequest("Channel name can't be empty.");
   if (codePointLength(name) > LIMITS.max_stream_name_length) {
@@ -37,7 +37,7 @@ export function checkChannelName(raw: string): string {
 }
 
 /** Zulip's check_channel_folder_name (availability is checked by the caller). */
-export function checkChannelFolderName(raw: string): string {
+export function validateChannelFolderName(raw: string): string {
   const name = raw.trim();
   if (name === "") throw badRequest("Channel folder name can't be empty.");
   if (codePointLength(name) > LIMITS.max_channel_folder_name_length) {
@@ -86,7 +86,7 @@ export const topicsPolicyParam = (): Param<TopicsPolicy> =>
   });
 
 /** Zulip's check_color: #rgb to #rrggbb. */
-export function checkColor(value: string, name: string): string {
+export function validateColor(value: string, name: string): string {
   if (!/^#[0-9a-fA-F]{3,6}$/.test(value)) throw badRequest(`${name} is not a valid hex color code`);
   return value;
 }

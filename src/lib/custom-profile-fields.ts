@@ -2,7 +2,7 @@ import type { Knex } from "knex";
 import { createRequire } from "node:module";
 import { bool, type DbBool } from "../db/rows.js";
 import { badRequest } from "../errors.js";
-import { check, codePointLength } from "../params.js";
+import { validate, codePointLength } from "../params.js";
 import type { RealmSnapshot } from "../world/realm.js";
 
 // Only the URL check, not the whole validator library (memory at start-up).
@@ -142,13 +142,13 @@ export async function profileDataByUser(
 // ---- field definitions (administrators) ----
 
 function requiredString(value: unknown, name: string): string {
-  const s = check.str()(value, name);
+  const s = validate.str()(value, name);
   if (!s.trim()) throw badRequest(`${name} cannot be blank.`);
   return s;
 }
 
 /** Zulip's check_dict_only: required keys, optional keys, nothing else. */
-function checkDictOnly(
+function validateDictOnly(
   value: unknown,
   name: string,
   required: ReadonlyArray<readonly [string, (v: unknown, n: string) => unknown]>,
@@ -158,12 +158,12 @@ function checkDictOnly(
     throw badRequest(`${name} is not a dict`);
   }
   const dict = value as Record<string, unknown>;
-  for (const [key, validate] of required) {
+  for (const [key, validateValue] of required) {
     if (!Object.hasOwn(dict, key)) throw badRequest(`${key} key is missing from ${name}`);
-    validate(dict[key], `${name}["${key}"]`);
+    validateValue(dict[key], `${name}["${key}"]`);
   }
-  for (const [key, validate] of optional) {
-    if (Object.hasOwn(dict, key)) validate(dict[key], `${name}["${key}"]`);
+  for (const [key, validateValue] of optional) {
+    if (Object.hasOwn(dict, key)) validateValue(dict[key], `${name}["${key}"]`);
   }
   const known = new Set([...required, ...optional].map(([key]) => key));
   const extra = Object.keys(dict).filter((key) => !known.has(key));
@@ -172,12 +172,12 @@ function checkDictOnly(
 }
 
 /** A dropdown's choices: {key: {text, order}}, at least one, texts distinct. */
-export function checkSelectFieldData(data: FieldData): void {
+export function validateSelectFieldData(data: FieldData): void {
   if (Object.keys(data).length < 1) throw badRequest("Field must have at least one choice.");
   const texts = new Set<string>();
   for (const [key, choice] of Object.entries(data)) {
     if (!key.trim()) throw badRequest("'value' cannot be blank.");
-    const valid = checkDictOnly(choice, "field_data", [
+    const valid = validateDictOnly(choice, "field_data", [
       ["text", requiredString],
       ["order", requiredString],
     ]);
@@ -193,8 +193,8 @@ export function isHttpUrl(value: string): boolean {
   );
 }
 
-function checkUrlPattern(value: unknown, name: string): string {
-  const pattern = check.str()(value, name);
+function validateUrlPattern(value: unknown, name: string): string {
+  const pattern = validate.str()(value, name);
   if (pattern.split("%(username)s").length !== 2) {
     throw badRequest("URL pattern must contain '%(username)s'.");
   }
@@ -203,8 +203,8 @@ function checkUrlPattern(value: unknown, name: string): string {
 }
 
 /** An external account: a known subtype (twitter, github) or custom with a URL pattern. */
-export function checkExternalAccountFieldData(data: FieldData): void {
-  checkDictOnly(data, "field_data", [["subtype", requiredString]], [["url_pattern", checkUrlPattern]]);
+export function validateExternalAccountFieldData(data: FieldData): void {
+  validateDictOnly(data, "field_data", [["subtype", requiredString]], [["url_pattern", validateUrlPattern]]);
   const subtype = data.subtype as string;
   if (Object.hasOwn(DEFAULT_EXTERNAL_ACCOUNTS, subtype)) return;
   if (subtype !== "custom") throw badRequest("Invalid external account type");
@@ -213,9 +213,14 @@ export function checkExternalAccountFieldData(data: FieldData): void {
 }
 
 /** Zulip's validate_custom_profile_field: field data, then label and hint, then the type. */
-export function checkFieldDefinition(name: string, hint: string, fieldType: number, data: FieldData): void {
-  if (fieldType === FIELD_TYPE.SELECT) checkSelectFieldData(data);
-  else if (fieldType === FIELD_TYPE.EXTERNAL_ACCOUNT) checkExternalAccountFieldData(data);
+export function validateFieldDefinition(
+  name: string,
+  hint: string,
+  fieldType: number,
+  data: FieldData,
+): void {
+  if (fieldType === FIELD_TYPE.SELECT) validateSelectFieldData(data);
+  else if (fieldType === FIELD_TYPE.EXTERNAL_ACCOUNT) validateExternalAccountFieldData(data);
   if (!isDefaultExternalField(fieldType, data)) {
     if (!name.trim()) throw badRequest("Label cannot be blank.");
     if (codePointLength(hint) > FIELD_HINT_MAX_LENGTH) {
@@ -228,20 +233,23 @@ export function checkFieldDefinition(name: string, hint: string, fieldType: numb
   if (!isFieldType(fieldType)) throw badRequest("Invalid field type.");
 }
 
-export function checkDisplayInProfileSummary(fieldType: number, display: boolean): void {
+export function validateDisplayInProfileSummary(fieldType: number, display: boolean): void {
   if (display && fieldType === FIELD_TYPE.USER) {
     throw badRequest("Field type not supported for display in profile summary.");
   }
 }
 
-export function checkUseForUserMatching(fieldType: number, use: boolean): void {
+export function validateUseForUserMatching(fieldType: number, use: boolean): void {
   if (use && !canUseForUserMatching(fieldType)) {
     throw badRequest("Field type not supported for use for user matching.");
   }
 }
 
 /** At most two fields may show in the profile summary (`exceptId`: the field being edited). */
-export function checkProfileSummaryLimit(fields: readonly CustomProfileFieldRow[], exceptId?: number): void {
+export function validateProfileSummaryLimit(
+  fields: readonly CustomProfileFieldRow[],
+  exceptId?: number,
+): void {
   const shown = fields.filter((f) => f.id !== exceptId && bool(f.display_in_profile_summary)).length;
   if (shown >= MAX_DISPLAY_IN_PROFILE_SUMMARY_FIELDS) {
     throw badRequest(
@@ -253,7 +261,7 @@ export function checkProfileSummaryLimit(fields: readonly CustomProfileFieldRow[
 // ---- values (users) ----
 
 function cappedString(value: unknown, name: string, max: number): string {
-  const s = check.str()(value, name);
+  const s = validate.str()(value, name);
   if (codePointLength(s) > max) throw badRequest(`${name} is too long (limit: ${max} characters)`);
   return s;
 }
@@ -273,7 +281,7 @@ export function isIsoDate(value: string): boolean {
  * Checks a user's value for a field and returns it as stored: the string itself, or
  * for the Users type the JSON text of the user IDs.
  */
-export function checkFieldValue(
+export function validateFieldValue(
   snapshot: RealmSnapshot,
   field: CustomProfileFieldRow,
   value: unknown,
@@ -287,24 +295,24 @@ export function checkFieldValue(
     case FIELD_TYPE.LONG_TEXT:
       return cappedString(value, name, LONG_TEXT_MAX_LENGTH);
     case FIELD_TYPE.DATE: {
-      const s = check.str()(value, name);
+      const s = validate.str()(value, name);
       if (!isIsoDate(s)) throw badRequest(`${name} is not a date`);
       return s;
     }
     case FIELD_TYPE.URL: {
-      const s = check.str()(value, name);
+      const s = validate.str()(value, name);
       if (!isHttpUrl(s)) throw badRequest(`${name} is not a URL`);
       return s;
     }
     case FIELD_TYPE.SELECT: {
-      const s = check.str()(value, name);
+      const s = validate.str()(value, name);
       if (!Object.hasOwn(parseFieldData(field), s)) {
         throw badRequest(`'${s}' is not a valid choice for '${name}'.`);
       }
       return s;
     }
     case FIELD_TYPE.USER: {
-      const ids = check.list(check.int())(value, "User IDs");
+      const ids = validate.list(validate.int())(value, "User IDs");
       const unknown = ids.filter((id) => !snapshot.user(id));
       if (unknown.length > 0) throw badRequest(`Invalid user IDs: ${unknown.join(", ")}`);
       for (const id of ids) {

@@ -30,7 +30,7 @@ export const validationFailure = (field: string, message: string) =>
   new JsonableError(message, "BAD_REQUEST", 400, { errors: { [field]: [message] } });
 
 /** Zulip's filter_pattern_validator; returns the pattern's named groups. */
-export function checkLinkifierPattern(pattern: string): Set<string> {
+export function validateLinkifierPattern(pattern: string): Set<string> {
   const compiled = compileRe2(pattern);
   if (compiled.regex === null) {
     if (compiled.error === null) throw validationFailure("pattern", "Unknown regular expression error");
@@ -67,10 +67,10 @@ export function templateVariables(template: string): string[] | null {
 }
 
 /** RealmFilter's validators and clean(): the pattern's groups and the template's variables agree. */
-export function checkLinkifier(pattern: string, urlTemplate: string): void {
+export function validateLinkifier(pattern: string, urlTemplate: string): void {
   if (pattern === "") throw validationFailure("pattern", "This field cannot be blank.");
   if (urlTemplate === "") throw validationFailure("url_template", "This field cannot be blank.");
-  const groups = checkLinkifierPattern(pattern);
+  const groups = validateLinkifierPattern(pattern);
   const variables = templateVariables(urlTemplate);
   if (variables === null) throw validationFailure("url_template", "Invalid URL template.");
   const missingInPattern = [...new Set(variables)].filter((v) => !groups.has(v)).sort();

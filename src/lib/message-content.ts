@@ -51,7 +51,7 @@ export const truncateTopic = (topic: string) => truncateContent(topic, MAX_TOPIC
  * (Zulip's maybe_rename_general_chat_to_empty_topic / maybe_rename_no_topic_to_empty_topic),
  * and refused if it holds unprintable characters (check_stream_topic). Not yet truncated.
  */
-export function checkTopic(raw: string, emptyTopicDisplayName: string): string {
+export function validateTopic(raw: string, emptyTopicDisplayName: string): string {
   let topic = pythonStrip(raw);
   if (topic === emptyTopicDisplayName || topic === "(no topic)") topic = "";
   const position = unprintablePosition(topic);

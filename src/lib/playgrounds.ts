@@ -17,7 +17,7 @@ export const MAX_PYGMENTS_LANGUAGE_LENGTH = 40;
 const PLAYGROUND_LANGUAGE = /^[a-z0-9_+\-./#]+$/;
 
 /** RealmPlayground's field validators and clean(), in Zulip's order. */
-export function checkPlayground(pygmentsLanguage: string, urlTemplate: string): void {
+export function validatePlayground(pygmentsLanguage: string, urlTemplate: string): void {
   const variables = templateVariables(urlTemplate);
   if (variables === null) throw validationFailure("url_template", "Invalid URL template.");
   if (!PLAYGROUND_LANGUAGE.test(pygmentsLanguage)) {

@@ -1,5 +1,5 @@
 import { badRequest } from "../errors.js";
-import { check } from "../params.js";
+import { validate, type Validator } from "../params.js";
 import type { Widget } from "./widgets.js";
 
 /**
@@ -10,34 +10,37 @@ import type { Widget } from "./widgets.js";
  * is Zulip's, prefixed "Widgets: ".
  */
 
-/** Throws an Error with Zulip's message (params.ts's checks throw JsonableErrors, which are Errors). */
-type Check = (value: unknown, name: string) => unknown;
-
 const isDict = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** Zulip's check_dict: a dict holding these keys (others are allowed), each checked in order. */
-const checkDict =
-  (fields: Record<string, Check>): Check =>
+/**
+ * Zulip's check_dict: a dict holding these keys (others are allowed), each validated in
+ * order. Errors carry Zulip's messages (params.ts's validators throw JsonableErrors,
+ * which are Errors too).
+ */
+const validateDict =
+  (fields: Record<string, Validator<unknown>>): Validator<unknown> =>
   (value, name) => {
     if (!isDict(value)) throw new Error(`${name} is not a dict`);
-    for (const [key, checkField] of Object.entries(fields)) {
+    for (const [key, validateField] of Object.entries(fields)) {
       if (!(key in value)) throw new Error(`${key} key is missing from ${name}`);
-      checkField(value[key], `${name}["${key}"]`);
+      validateField(value[key], `${name}["${key}"]`);
     }
   };
 
-const checkChoicesForm = checkDict({
-  type: check.str(),
-  heading: check.str(),
-  choices: check.list(checkDict({ short_name: check.str(), long_name: check.str(), reply: check.str() })),
+const validateChoicesForm = validateDict({
+  type: validate.str(),
+  heading: validate.str(),
+  choices: validate.list(
+    validateDict({ short_name: validate.str(), long_name: validate.str(), reply: validate.str() }),
+  ),
 });
 
 /** Python's str() of a parsed JSON value, as Zulip's messages concatenate it. */
 const pythonStr = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
 
 /** Zulip's check_widget_content; throws Error with its message. */
-function checkWidgetDict(content: unknown): Widget {
+function validateWidgetDict(content: unknown): Widget {
   if (!isDict(content)) throw new Error("widget_content is not a dict");
   if (!("widget_type" in content)) throw new Error("widget_type is not in widget_content");
   if (!("extra_data" in content)) throw new Error("extra_data is not in widget_content");
@@ -46,7 +49,7 @@ function checkWidgetDict(content: unknown): Widget {
   if (widgetType !== "zform") throw new Error(`unknown widget type: ${pythonStr(widgetType)}`);
   if (!("type" in extraData)) throw new Error("zform is missing type field");
   if (extraData.type !== "choices") throw new Error(`unknown zform type: ${pythonStr(extraData.type)}`);
-  checkChoicesForm(extraData, "extra_data");
+  validateChoicesForm(extraData, "extra_data");
   return { widget_type: widgetType, extra_data: extraData };
 }
 
@@ -59,7 +62,7 @@ export function parseWidgetContent(raw: string): Widget {
     throw badRequest("Widgets: API programmer sent invalid JSON content");
   }
   try {
-    return checkWidgetDict(content);
+    return validateWidgetDict(content);
   } catch (err) {
     throw badRequest(`Widgets: ${(err as Error).message}`);
   }

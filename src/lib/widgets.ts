@@ -92,9 +92,9 @@ export function widgetTypeOf(widgetContent: string | undefined): string | null {
 /** Zulip's MAX_IDX: the largest option or task index clients use. */
 const MAX_IDX = 1000;
 
-type FieldCheck = (value: unknown, name: string) => void;
+type FieldValidator = (value: unknown, name: string) => void;
 
-const isString: FieldCheck = (value, name) => {
+const isString: FieldValidator = (value, name) => {
   if (typeof value !== "string") throw badRequest(`${name} is not a string`);
 };
 const isInt = (value: unknown, name: string): number => {
@@ -102,30 +102,30 @@ const isInt = (value: unknown, name: string): number => {
   return value;
 };
 const intIn =
-  (allowed: number[]): FieldCheck =>
+  (allowed: number[]): FieldValidator =>
   (value, name) => {
     if (!allowed.includes(isInt(value, name))) throw badRequest(`Invalid ${name}`);
   };
 const intRange =
-  (low: number, high: number): FieldCheck =>
+  (low: number, high: number): FieldValidator =>
   (value, name) => {
     const n = isInt(value, name);
     if (n < low) throw badRequest(`${name} is too small`);
     if (n > high) throw badRequest(`${name} is too large`);
   };
-const isBool: FieldCheck = (value, name) => {
+const isBool: FieldValidator = (value, name) => {
   if (typeof value !== "boolean") throw badRequest(`${name} is not a boolean`);
 };
 
 /** Zulip's check_dict_only: exactly these keys, each checked. */
-function checkDictOnly(
+function validateDictOnly(
   data: Record<string, unknown>,
   name: string,
-  fields: Record<string, FieldCheck>,
+  fields: Record<string, FieldValidator>,
 ): void {
-  for (const [key, check] of Object.entries(fields)) {
+  for (const [key, validate] of Object.entries(fields)) {
     if (!(key in data)) throw badRequest(`${key} key is missing from ${name}`);
-    check(data[key], `${name}["${key}"]`);
+    validate(data[key], `${name}["${key}"]`);
   }
   const unexpected = Object.keys(data).filter((key) => !(key in fields));
   if (unexpected.length > 0) throw badRequest(`Unexpected arguments: ${unexpected.join(", ")}`);
@@ -148,12 +148,12 @@ export function validatePollData(data: unknown, isWidgetAuthor: boolean): void {
   const poll = typedData(data, name);
   switch (poll.type) {
     case "vote":
-      return checkDictOnly(poll, name, { type: isString, key: isString, vote: intIn([1, -1]) });
+      return validateDictOnly(poll, name, { type: isString, key: isString, vote: intIn([1, -1]) });
     case "question":
       if (!isWidgetAuthor) throw badRequest("You can't edit a question unless you are the author.");
-      return checkDictOnly(poll, name, { type: isString, question: isString });
+      return validateDictOnly(poll, name, { type: isString, question: isString });
     case "new_option":
-      return checkDictOnly(poll, name, { type: isString, option: isString, idx: intRange(0, MAX_IDX) });
+      return validateDictOnly(poll, name, { type: isString, option: isString, idx: intRange(0, MAX_IDX) });
     default:
       throw badRequest(`Unknown type for poll data: ${poll.type}`);
   }
@@ -165,7 +165,7 @@ export function validateTodoData(data: unknown, isWidgetAuthor: boolean): void {
   const todo = typedData(data, name);
   switch (todo.type) {
     case "new_task":
-      return checkDictOnly(todo, name, {
+      return validateDictOnly(todo, name, {
         type: isString,
         key: intRange(0, MAX_IDX),
         task: isString,
@@ -173,10 +173,10 @@ export function validateTodoData(data: unknown, isWidgetAuthor: boolean): void {
         completed: isBool,
       });
     case "strike":
-      return checkDictOnly(todo, name, { type: isString, key: isString });
+      return validateDictOnly(todo, name, { type: isString, key: isString });
     case "new_task_list_title":
       if (!isWidgetAuthor) throw badRequest("You can't edit the task list title unless you are the author.");
-      return checkDictOnly(todo, name, { type: isString, title: isString });
+      return validateDictOnly(todo, name, { type: isString, title: isString });
     default:
       throw badRequest(`Unknown type for todo data: ${todo.type}`);
   }

@@ -96,7 +96,7 @@ export interface AccessOptions {
   allowArchived?: boolean;
 }
 
-function checkAccess(world: ChannelWorld, user: UserRow, channel: ChannelRow, options: AccessOptions) {
+function mayAccess(world: ChannelWorld, user: UserRow, channel: ChannelRow, options: AccessOptions) {
   if (channel.realm_id !== user.realm_id) return false;
   if (!options.allowArchived && isArchived(channel)) return false;
   return options.requireContentAccess === false
@@ -112,7 +112,7 @@ export function accessChannelById(
   options: AccessOptions = {},
 ): ChannelRow {
   const channel = world.channels.channel(channelId);
-  if (!channel || !checkAccess(world, user, channel, options)) throw invalidChannelId();
+  if (!channel || !mayAccess(world, user, channel, options)) throw invalidChannelId();
   return channel;
 }
 
@@ -124,7 +124,7 @@ export function accessChannelByName(
   options: AccessOptions = {},
 ): ChannelRow {
   const channel = world.channels.channelByName(name);
-  if (!channel || !checkAccess(world, user, channel, options)) throw invalidChannelName(name);
+  if (!channel || !mayAccess(world, user, channel, options)) throw invalidChannelName(name);
   return channel;
 }
 
@@ -272,7 +272,7 @@ export function isChannelViewer(
  * access. System bots (Notification Bot) may post anywhere. Unlike reads, the refusal
  * names the channel, as Zulip's does.
  */
-export function checkCanPostToChannel(world: ChannelWorld, sender: UserRow, channel: ChannelRow): void {
+export function requireCanPostToChannel(world: ChannelWorld, sender: UserRow, channel: ChannelRow): void {
   if (bool(sender.is_system_bot)) return;
   const { realm, channels } = world;
   const owner =

@@ -2,7 +2,7 @@ import { bool } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { insertReturningId } from "../db/insert.js";
 import { JsonableError, badRequest } from "../errors.js";
-import { check, type Check } from "../params.js";
+import { validate, type Validator } from "../params.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import type { GroupSettingValue } from "./group-settings.js";
 import type { GroupPermissionSetting } from "./setting-registry.js";
@@ -19,14 +19,14 @@ export type NormalizedGroupSetting =
 
 const formatError = (name: string) => badRequest(`${name} does not have the expected format`);
 
-const explicitSet = check.dict({
-  direct_members: { required: true, check: check.list(check.int()) },
-  direct_subgroups: { required: true, check: check.list(check.int()) },
+const explicitSet = validate.dict({
+  direct_members: { required: true, validate: validate.list(validate.int()) },
+  direct_subgroups: { required: true, validate: validate.list(validate.int()) },
 });
 
 /** A plain value (create endpoints): a group ID or {direct_members, direct_subgroups}. */
-export const groupSettingValueCheck: Check<GroupSettingValue> = (value, name) => {
-  if (typeof value === "number") return check.int()(value, name);
+export const validateGroupSettingFormat: Validator<GroupSettingValue> = (value, name) => {
+  if (typeof value === "number") return validate.int()(value, name);
   if (typeof value === "object" && value !== null && !Array.isArray(value)) return explicitSet(value, name);
   throw formatError(name);
 };
@@ -37,13 +37,13 @@ export interface GroupSettingUpdate {
 }
 
 /** An update (PATCH endpoints): only the object form {new, old?} is accepted. */
-export const groupSettingUpdateCheck: Check<GroupSettingUpdate> = (value, name) => {
+export const validateGroupSettingUpdateFormat: Validator<GroupSettingUpdate> = (value, name) => {
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw formatError(name);
   const input = value as Record<string, unknown>;
   if (!("new" in input)) throw formatError(name);
   for (const key of Object.keys(input)) if (key !== "new" && key !== "old") throw formatError(name);
-  const update: GroupSettingUpdate = { new: groupSettingValueCheck(input.new, `${name}["new"]`) };
-  if (input.old !== undefined) update.old = groupSettingValueCheck(input.old, `${name}["old"]`);
+  const update: GroupSettingUpdate = { new: validateGroupSettingFormat(input.new, `${name}["new"]`) };
+  if (input.old !== undefined) update.old = validateGroupSettingFormat(input.old, `${name}["old"]`);
   return update;
 };
 
@@ -137,7 +137,7 @@ export const expectationMismatch = () =>
  * Checks an update against the current value. Returns the validated new value, or null
  * when it equals the current one (nothing to change, no event).
  */
-export function checkGroupSettingUpdate(
+export function validateGroupSettingChange(
   snapshot: RealmSnapshot,
   settingName: string,
   setting: GroupPermissionSetting,

@@ -64,7 +64,7 @@ export async function emojiByName(knex: Knex, realmId: number, name: string): Pr
 }
 
 /** Zulip's check_emoji_request: the code must exist in its type's namespace and match the name. */
-export async function checkEmoji(knex: Knex, realmId: number, emoji: Emoji): Promise<Emoji> {
+export async function validateEmoji(knex: Knex, realmId: number, emoji: Emoji): Promise<Emoji> {
   switch (emoji.reaction_type) {
     case "realm_emoji": {
       const row = /^\d+$/.test(emoji.emoji_code)
@@ -89,8 +89,8 @@ export async function checkEmoji(knex: Knex, realmId: number, emoji: Emoji): Pro
   }
 }
 
-/** The code half of checkEmoji: the code exists in its type's namespace (BAD_REQUEST if not). */
-export async function checkEmojiCode(
+/** The code half of validateEmoji: the code exists in its type's namespace (BAD_REQUEST if not). */
+export async function validateEmojiCode(
   knex: Knex,
   realmId: number,
   type: ReactionType,
@@ -130,5 +130,9 @@ export async function resolveEmoji(
     type = normalizeReactionType(request.reaction_type);
     if (type === null) throw badRequest("Invalid emoji type.");
   }
-  return checkEmoji(knex, realmId, { emoji_name: request.emoji_name, emoji_code: code, reaction_type: type });
+  return validateEmoji(knex, realmId, {
+    emoji_name: request.emoji_name,
+    emoji_code: code,
+    reaction_type: type,
+  });
 }

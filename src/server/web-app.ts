@@ -4,7 +4,7 @@ import { checkLogin, checkLogout } from "../actions/sessions.js";
 import { realmUrl } from "../config.js";
 import { bool } from "../db/rows.js";
 import { JsonableError } from "../errors.js";
-import { checkCsrf, checkSameOrigin, liveSession, publicOrigin } from "../http/auth.js";
+import { validateCsrf, validateSameOrigin, liveSession, publicOrigin } from "../http/auth.js";
 import { requestParams } from "../http/body.js";
 import type { SessionRecord } from "../cache/session-cache.js";
 import {
@@ -124,7 +124,7 @@ async function login(app: App, ctx: Context, manifest: WebManifest | null): Prom
   const params = requestParams(ctx);
   const email = params.get("username") ?? params.get("email") ?? "";
   try {
-    checkSameOrigin({ method: ctx.method, header: (name) => ctx.get(name) }, publicOrigin(app));
+    validateSameOrigin({ method: ctx.method, header: (name) => ctx.get(name) }, publicOrigin(app));
     const previous = await currentSession(app, ctx);
     const { token } = await checkLogin(app, email, params.get("password") ?? "");
     // The browser's cookie is replaced: the session it named would live on, unreachable.
@@ -151,7 +151,7 @@ async function logout(app: App, ctx: Context): Promise<void> {
   const current = await currentSession(app, ctx);
   if (current) {
     const csrfToken = ctx.get("x-csrftoken") || (requestParams(ctx).get("csrfmiddlewaretoken") ?? "");
-    checkCsrf(
+    validateCsrf(
       { method: "POST", header: (name) => (name === "x-csrftoken" ? csrfToken : ctx.get(name)) },
       current.token,
       publicOrigin(app),

@@ -80,32 +80,38 @@ describe("bots: PATCH, DELETE, reactivation and API keys", function () {
     const other = await createBot(u("hamlet"), "jester");
     const before = await row(bot.id);
     const hamlet = u("hamlet").client;
-    const check = async (params: Params, msg: string, code = "BAD_REQUEST") => {
+    const expectRefused = async (params: Params, msg: string, code = "BAD_REQUEST") => {
       expectError(await hamlet.patch(`/bots/${bot.id}`, params), 400, msg, code);
       expect(await row(bot.id)).to.deep.equal(before);
     };
-    await check({ full_name: "" }, "Name must not be empty!");
-    await check({ full_name: "jester bot" }, "Name is already in use.");
-    await check({ full_name: "Othello Dane" }, "Name is already in use.");
-    await check({ bot_owner_id: 999999 }, "Failed to change owner, no such user");
-    await check({ bot_owner_id: other.id }, "Failed to change owner, bots can't own other bots");
+    await expectRefused({ full_name: "" }, "Name must not be empty!");
+    await expectRefused({ full_name: "jester bot" }, "Name is already in use.");
+    await expectRefused({ full_name: "Othello Dane" }, "Name is already in use.");
+    await expectRefused({ bot_owner_id: 999999 }, "Failed to change owner, no such user");
+    await expectRefused({ bot_owner_id: other.id }, "Failed to change owner, bots can't own other bots");
     expectSuccess(await u("iago").client.delete(`/users/${u("cordelia").id}`));
-    await check({ bot_owner_id: u("cordelia").id }, "Failed to change owner, user is deactivated");
-    await check({ default_sending_stream: "secret" }, "Invalid channel name 'secret'");
-    await check({ default_events_register_stream: "nowhere" }, "Invalid channel name 'nowhere'");
-    await check({ default_all_public_streams: "maybe" }, "default_all_public_streams is not a boolean");
-    await check({ role: 200 }, "Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL");
-    await check({ role: 100 }, "Must be an organization owner", "UNAUTHORIZED_PRINCIPAL");
-    await check(
+    await expectRefused({ bot_owner_id: u("cordelia").id }, "Failed to change owner, user is deactivated");
+    await expectRefused({ default_sending_stream: "secret" }, "Invalid channel name 'secret'");
+    await expectRefused({ default_events_register_stream: "nowhere" }, "Invalid channel name 'nowhere'");
+    await expectRefused(
+      { default_all_public_streams: "maybe" },
+      "default_all_public_streams is not a boolean",
+    );
+    await expectRefused({ role: 200 }, "Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL");
+    await expectRefused({ role: 100 }, "Must be an organization owner", "UNAUTHORIZED_PRINCIPAL");
+    await expectRefused(
       { service_payload_url: JSON.stringify("http://a.example.com") },
       "This bot has no outgoing webhook service.",
     );
-    await check(
+    await expectRefused(
       { service_payload_url: JSON.stringify("gopher://a.example.com") },
       "Invalid service_payload_url: Value error, Not a URL",
     );
     // All or nothing: a valid change before a refused one is not kept.
-    await check({ full_name: "Renamed", default_sending_stream: "secret" }, "Invalid channel name 'secret'");
+    await expectRefused(
+      { full_name: "Renamed", default_sending_stream: "secret" },
+      "Invalid channel name 'secret'",
+    );
   });
 
   it("points an outgoing webhook at a new URL and format; stores configuration", async function () {

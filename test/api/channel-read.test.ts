@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { doCreateUser } from "../../src/actions/users.js";
+import { doCreateUser } from "../../src/actions/user-create.js";
 import { ROLE } from "../../src/world/roles.js";
 import { cast, createChannel, deactivateUser, setRealmFields, type Cast } from "../helpers/channels.js";
 import { expectError, expectSuccess } from "../helpers/client.js";

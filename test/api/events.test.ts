@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { doCreateUser } from "../../src/actions/users.js";
+import { doCreateUser } from "../../src/actions/user-create.js";
 import { Client, expectError, expectSuccess } from "../helpers/client.js";
 import { pendingEvents, register, verifyRegisterParity } from "../helpers/events.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";

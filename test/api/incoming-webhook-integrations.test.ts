@@ -31,7 +31,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
   });
 
   /** Posts a fixture; exactly one message must land in #dev with this topic and content. */
-  async function check(
+  async function expectFixtureMessage(
     integration: string,
     fixture: string,
     topic: string,
@@ -56,7 +56,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     const PR = "public-repo / PR #1 Update the README with new information";
 
     it("ping", async function () {
-      const message = await check(
+      const message = await expectFixtureMessage(
         "github",
         "ping__organization.json",
         "zulip-test-org",
@@ -67,7 +67,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     });
 
     it("push (a forced push of one commit)", async function () {
-      await check(
+      await expectFixtureMessage(
         "github",
         "push__force_1_commit.json",
         "zulip / temp",
@@ -77,7 +77,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     });
 
     it("push deleting a branch", async function () {
-      await check(
+      await expectFixtureMessage(
         "github",
         "push__delete_branch.json",
         "public-repo / feature",
@@ -97,7 +97,10 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
         repository: payload.repository,
         sender: payload.sender,
       });
-      await check("github", "", REPO, "baxterthehacker pushed tag abc.", { ...gh("push"), body });
+      await expectFixtureMessage("github", "", REPO, "baxterthehacker pushed tag abc.", {
+        ...gh("push"),
+        body,
+      });
     });
 
     it("push to a branch the `branches` option leaves out posts nothing", async function () {
@@ -112,7 +115,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     });
 
     it("issues (opened)", async function () {
-      await check(
+      await expectFixtureMessage(
         "github",
         "issues.json",
         ISSUE,
@@ -122,7 +125,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     });
 
     it("issues with a topic in the URL names the issue", async function () {
-      await check(
+      await expectFixtureMessage(
         "github",
         "issues.json",
         "notifications",
@@ -132,7 +135,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     });
 
     it("issue_comment", async function () {
-      await check(
+      await expectFixtureMessage(
         "github",
         "issue_comment.json",
         ISSUE,
@@ -142,7 +145,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     });
 
     it("pull_request opened, closed and merged", async function () {
-      await check(
+      await expectFixtureMessage(
         "github",
         "pull_request__opened.json",
         PR,
@@ -150,7 +153,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
         gh("pull_request"),
       );
       baseline += 1;
-      await check(
+      await expectFixtureMessage(
         "github",
         "pull_request__closed.json",
         PR,
@@ -158,7 +161,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
         gh("pull_request"),
       );
       baseline += 1;
-      await check(
+      await expectFixtureMessage(
         "github",
         "pull_request__merged.json",
         PR,
@@ -168,7 +171,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     });
 
     it("release", async function () {
-      await check(
+      await expectFixtureMessage(
         "github",
         "release.json",
         REPO,
@@ -244,7 +247,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     const BASE = "https://gitlab.com/tomaszkolek0/my-awesome-project";
 
     it("Push Hook", async function () {
-      await check(
+      await expectFixtureMessage(
         "gitlab",
         "push_hook.json",
         "my-awesome-project / tomek",
@@ -254,7 +257,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     });
 
     it("Tag Push Hook", async function () {
-      await check(
+      await expectFixtureMessage(
         "gitlab",
         "tag_push_hook__add_tag.json",
         "my-awesome-project",
@@ -264,7 +267,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     });
 
     it("Issue Hook, and with a topic in the URL", async function () {
-      await check(
+      await expectFixtureMessage(
         "gitlab",
         "issue_hook__issue_created_without_assignee.json",
         "my-awesome-project / issue #1 Issue title",
@@ -272,7 +275,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
         gl("Issue Hook"),
       );
       baseline += 1;
-      await check(
+      await expectFixtureMessage(
         "gitlab",
         "issue_hook__issue_created_without_assignee.json",
         "notifications",
@@ -282,7 +285,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     });
 
     it("Merge Request Hook", async function () {
-      await check(
+      await expectFixtureMessage(
         "gitlab",
         "merge_request_hook__merge_request_created_without_assignee.json",
         "my-awesome-project / MR #2 NEW MR",
@@ -293,7 +296,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
 
     it("Note Hook", async function () {
       const sb = "https://gitlab.com/sbansal1999/testing-zulip-gitlab-integration";
-      await check(
+      await expectFixtureMessage(
         "gitlab",
         "note_hook__merge_request_note.json",
         "testing-zulip-gitlab-integration / MR #1 add new-feature",
@@ -303,7 +306,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     });
 
     it("Issue Hook update: no description or assignees, which only a new issue shows", async function () {
-      await check(
+      await expectFixtureMessage(
         "gitlab",
         "issue_hook__issue_updated.json",
         "my-awesome-project / issue #1 Issue title_new",
@@ -313,7 +316,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     });
 
     it("Issue Hook: a new issue's description without its hidden comments", async function () {
-      await check(
+      await expectFixtureMessage(
         "gitlab",
         "issue_hook__issue_created_with_hidden_comment_in_description.json",
         "public-repo / issue #3 New Issue with hidden comment",
@@ -337,7 +340,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
       };
 
       it("update shows the description and assignees again", async function () {
-        await check(
+        await expectFixtureMessage(
           "gitlab",
           "merge_request_hook__merge_request_updated.json",
           MR3,
@@ -347,14 +350,20 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
       });
 
       it("an update that pushed commits says so", async function () {
-        await check("gitlab", "", MR3, `Tomasz Kolek added commit(s) to [MR #3](${BASE}/merge_requests/3).`, {
-          ...gl("Merge Request Hook"),
-          body: updated({ oldrev: "5fcdd5551fc3085df79bece2c32b1400802ac407" }),
-        });
+        await expectFixtureMessage(
+          "gitlab",
+          "",
+          MR3,
+          `Tomasz Kolek added commit(s) to [MR #3](${BASE}/merge_requests/3).`,
+          {
+            ...gl("Merge Request Hook"),
+            body: updated({ oldrev: "5fcdd5551fc3085df79bece2c32b1400802ac407" }),
+          },
+        );
       });
 
       it("merge names the branches", async function () {
-        await check(
+        await expectFixtureMessage(
           "gitlab",
           "",
           MR3,
@@ -371,15 +380,21 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
             { user: { name: "Eeshan Garg", username: "eeshangarg" } },
           );
         const topic = "my-awesome-project / MR #1 Update the README with author ...";
-        await check("gitlab", "", topic, `Eeshan Garg approved [MR #1](${eeshan}).`, {
+        await expectFixtureMessage("gitlab", "", topic, `Eeshan Garg approved [MR #1](${eeshan}).`, {
           ...gl("Merge Request Hook"),
           body: approved("approved"),
         });
         baseline += 1;
-        await check("gitlab", "", topic, `Eeshan Garg added their approval for [MR #1](${eeshan}).`, {
-          ...gl("Merge Request Hook"),
-          body: approved("approval"),
-        });
+        await expectFixtureMessage(
+          "gitlab",
+          "",
+          topic,
+          `Eeshan Garg added their approval for [MR #1](${eeshan}).`,
+          {
+            ...gl("Merge Request Hook"),
+            body: approved("approval"),
+          },
+        );
       });
 
       it("use_merge_request_title=false leaves the title out of the topic", async function () {
@@ -387,7 +402,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
           webhookFixture("gitlab", "merge_request_hook__merge_request_created_without_assignee.json"),
         ) as { object_attributes: Record<string, unknown> };
         closed.object_attributes.action = "close";
-        await check(
+        await expectFixtureMessage(
           "gitlab",
           "",
           "my-awesome-project / MR #2",
@@ -428,7 +443,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
 
     it("Note Hook on a snippet", async function () {
       const sb = "https://gitlab.com/sbansal1999/testing-zulip-gitlab-integration";
-      await check(
+      await expectFixtureMessage(
         "gitlab",
         "note_hook__snippet_note.json",
         "testing-zulip-gitlab-integration / snippet #2547713 a ver...",
@@ -456,7 +471,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
       "http://cobalt:9090/graph?g0.expr=avg+by%28host%29+%28sensors_temp_input%7Bfeature%3D~%22core_%5B0-9%5D%2B%22%7D%29+%3E+15&g0.tab=0";
 
     it("firing alerts, grouped by the `name` option, described by `desc`", async function () {
-      await check(
+      await expectFixtureMessage(
         "alertmanager",
         "alert.json",
         "andromeda",
@@ -466,7 +481,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     });
 
     it("a resolved alert", async function () {
-      await check(
+      await expectFixtureMessage(
         "alertmanager",
         "single_alert.json",
         "andromeda",
@@ -476,7 +491,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     });
 
     it("an alert without a generatorURL has no link", async function () {
-      await check(
+      await expectFixtureMessage(
         "alertmanager",
         "single_alert_no_url.json",
         "andromeda",
@@ -490,23 +505,34 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
     it("posts the payload as a json code block to the topic JSON", async function () {
       const body = webhookFixture("json", "json_pingdom_http_up_to_down.json");
       const pretty = JSON.stringify(JSON.parse(body), null, 2);
-      await check("json", "json_pingdom_http_up_to_down.json", "JSON", `\`\`\`json\n${pretty}\n\`\`\``);
+      await expectFixtureMessage(
+        "json",
+        "json_pingdom_http_up_to_down.json",
+        "JSON",
+        `\`\`\`json\n${pretty}\n\`\`\``,
+      );
     });
 
     it("escapes non-ASCII text as Python's json.dumps does", async function () {
-      await check("json", "", "JSON", '```json\n{\n  "name": "caf\\u00e9 \\ud83d\\ude00"\n}\n```', {
-        body: '{"name": "café 😀"}',
-      });
+      await expectFixtureMessage(
+        "json",
+        "",
+        "JSON",
+        '```json\n{\n  "name": "caf\\u00e9 \\ud83d\\ude00"\n}\n```',
+        {
+          body: '{"name": "café 😀"}',
+        },
+      );
     });
   });
 
   describe("slack_incoming", function () {
     it("text, without a channel: Zulip's empty topic", async function () {
-      await check("slack_incoming", "text.json", "", "Hello, world.");
+      await expectFixtureMessage("slack_incoming", "text.json", "", "Hello, world.");
     });
 
     it("a form-encoded payload: the channel is the topic, the icon leads the text", async function () {
-      await check(
+      await expectFixtureMessage(
         "slack_incoming",
         "urlencoded_text.txt",
         "devops",
@@ -524,7 +550,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
         ["some _foo_ word", "some *foo* word"],
         ["a ~gone~ word", "a ~~gone~~ word"],
       ] as const) {
-        await check("slack_incoming", "", "", content, { body: JSON.stringify({ text }) });
+        await expectFixtureMessage("slack_incoming", "", "", content, { body: JSON.stringify({ text }) });
         baseline += 1;
       }
     });
@@ -543,13 +569,19 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
           { type: "call", call_id: "R1" },
         ],
       };
-      await check("slack_incoming", "", "", "See https://example.com or mailto:ops@example.com", {
-        body: JSON.stringify(payload),
-      });
+      await expectFixtureMessage(
+        "slack_incoming",
+        "",
+        "",
+        "See https://example.com or mailto:ops@example.com",
+        {
+          body: JSON.stringify(payload),
+        },
+      );
     });
 
     it("an attachment's time in Zulip's global time syntax", async function () {
-      await check(
+      await expectFixtureMessage(
         "slack_incoming",
         "attachment_pieces.json",
         "",
@@ -580,7 +612,7 @@ describe("incoming webhooks: integrations post what Zulip posts", function () {
           },
         ],
       };
-      await check(
+      await expectFixtureMessage(
         "slack_incoming",
         "",
         "builds",

@@ -3,7 +3,7 @@ import { Client, expectSuccess, type Params } from "../helpers/client.js";
 import type { TestRealm, TestUser } from "../helpers/factories.js";
 import { pendingEvents, register, verifyRegisterParity } from "../helpers/events.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
-import { doCreateUser } from "../../src/actions/users.js";
+import { doCreateUser } from "../../src/actions/user-create.js";
 import { ROLE } from "../../src/world/roles.js";
 
 describe("presence: register state, events, storage", function () {

@@ -207,7 +207,7 @@ describe("presence", function () {
           presence_last_update_id: number;
         };
       // A 30-day window is read record by record; with nobody older than 14 days it must agree.
-      const check = async () => {
+      const expectWindowsAgree = async () => {
         for (const slim of [true, false]) {
           const fast = await kept({ slim_presence: slim });
           const slow = await kept({ slim_presence: slim, history_limit_days: 30 });
@@ -215,22 +215,22 @@ describe("presence", function () {
           expect(fast.presence_last_update_id).to.equal(slow.presence_last_update_id);
         }
       };
-      await check();
+      await expectWindowsAgree();
       expectSuccess(await ping(u("othello")));
       expectSuccess(await ping(u("cordelia"), { status: "idle" }));
-      await check();
+      await expectWindowsAgree();
       minutes(2);
       expectSuccess(await ping(u("othello"), { status: "idle" }));
       expectSuccess(await ping(u("prospero")));
-      await check();
+      await expectWindowsAgree();
       expectSuccess(
         await u("desdemona").client.patch(`/users/${u("othello").id}`, { new_email: "moor@zulip.test" }),
       );
-      await check();
+      await expectWindowsAgree();
       expectSuccess(await u("iago").client.delete(`/users/${u("cordelia").id}`));
-      await check();
+      await expectWindowsAgree();
       expectSuccess(await u("iago").client.post(`/users/${u("cordelia").id}/reactivate`));
-      await check();
+      await expectWindowsAgree();
       const legacy = await kept({});
       expect(Object.keys(legacy.presences).sort()).to.deep.equal(
         ["cordelia@zulip.test", "hamlet@zulip.test", "moor@zulip.test", "prospero@zulip.test"].sort(),
@@ -239,7 +239,7 @@ describe("presence", function () {
         isBot: true,
         botOwnerId: u("hamlet").id,
       });
-      await check();
+      await expectWindowsAgree();
       // Fifteen days on, only Hamlet (who keeps polling) is within the window.
       server.clock.advance(15 * 86_400_000);
       expect(Object.keys((await kept({ slim_presence: true })).presences)).to.deep.equal([

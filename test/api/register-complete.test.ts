@@ -42,7 +42,7 @@ function hasType(value: unknown, types: readonly string[]): boolean {
   return types.includes(type) || (type === "integer" && types.includes("number"));
 }
 
-function checkKey(state: State, entry: KeyEntry): void {
+function expectKeyAsDocumented(state: State, entry: KeyEntry): void {
   const where = `${entry.key} (fetch type ${entry.fetch})`;
   expect(state, where).to.have.property(entry.key);
   const value = state[entry.key] as unknown;
@@ -98,13 +98,13 @@ describe("POST /register is complete", function () {
     const ready = entries.filter((e) => !e.pending);
     if (ready.length > 0) {
       it(`returns the keys of ${fetch} with their documented types`, function () {
-        for (const entry of ready) checkKey(full, entry);
+        for (const entry of ready) expectKeyAsDocumented(full, entry);
       });
     }
     if (ready.length > 0 && fetch !== "always" && !fetch.includes("+")) {
       it(`returns them when only ${fetch} is requested`, async function () {
         const state = await register(u.iago.client, { fetch_event_types: [fetch] });
-        for (const entry of ready) checkKey(state, entry);
+        for (const entry of ready) expectKeyAsDocumented(state, entry);
       });
     }
     for (const owner of new Set(pending.map((e) => e.pending))) {

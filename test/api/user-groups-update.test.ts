@@ -270,16 +270,16 @@ describe("user groups: PATCH /user_groups/{id}", function () {
     const client = u.hamlet!.client;
     const id = await createGroup(client, "Guarded");
     const before = await groupRecord(client, id);
-    const check = async (setting: string, group: "role:internet" | "role:everyone" | "role:owners") =>
+    const expectRefused = async (setting: string, group: "role:internet" | "role:everyone" | "role:owners") =>
       expectError(
         await client.patch(`/user_groups/${id}`, { [setting]: { new: await sys(group) } }),
         400,
         `'${setting}' setting cannot be set to '${group}' group.`,
       );
-    await check("can_manage_group", "role:internet");
-    await check("can_manage_group", "role:everyone");
-    await check("can_mention_group", "role:internet");
-    await check("can_mention_group", "role:owners");
+    await expectRefused("can_manage_group", "role:internet");
+    await expectRefused("can_manage_group", "role:everyone");
+    await expectRefused("can_mention_group", "role:internet");
+    await expectRefused("can_mention_group", "role:owners");
     expect(await groupRecord(client, id)).to.deep.equal(before);
     // What they may be.
     expectSuccess(

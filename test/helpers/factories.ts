@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { App } from "../../src/app.js";
 import { doIssueApiKey } from "../../src/actions/api-keys.js";
 import { doCreateRealm } from "../../src/actions/realm.js";
-import { doCreateUser } from "../../src/actions/users.js";
+import { doCreateUser } from "../../src/actions/user-create.js";
 import type { UserRow } from "../../src/db/rows.js";
 import { ROLE, type Role } from "../../src/world/roles.js";
 import { Client } from "./client.js";

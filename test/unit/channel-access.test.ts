@@ -48,7 +48,7 @@ describe("channel access rules", function () {
     await server.close();
   });
 
-  async function check(
+  async function evaluate(
     rule: (
       w: ChannelWorld,
       user: ReturnType<ChannelWorld["realm"]["user"]> & object,
@@ -61,9 +61,9 @@ describe("channel access rules", function () {
     return rule(w, w.realm.user(user.id)!, channelId);
   }
   const metadata = (user: TestUser, id: number) =>
-    check((w, x, c) => canAccessChannelMetadata(w, x, w.channels.channel(c)!), user, id);
+    evaluate((w, x, c) => canAccessChannelMetadata(w, x, w.channels.channel(c)!), user, id);
   const content = (user: TestUser, id: number) =>
-    check((w, x, c) => canAccessChannelContent(w, x, w.channels.channel(c)!), user, id);
+    evaluate((w, x, c) => canAccessChannelContent(w, x, w.channels.channel(c)!), user, id);
 
   it("gives metadata and content access as Zulip does", async function () {
     // Public: every member; guests only when subscribed.

@@ -3,7 +3,7 @@ import type { App } from "../../src/app.js";
 import { insertReturningId } from "../../src/db/insert.js";
 import type { RealmSnapshot } from "../../src/world/realm.js";
 import {
-  checkGroupSettingUpdate,
+  validateGroupSettingChange,
   groupSettingEquals,
   normalizeGroupSetting,
   storeGroupSetting,
@@ -214,7 +214,7 @@ describe("permissions: group-setting values", function () {
     ).to.equal(true);
     expect(groupSettingEquals(fresh, stored, groups.middle)).to.equal(false);
     expect(() =>
-      checkGroupSettingUpdate(
+      validateGroupSettingChange(
         fresh,
         "can_send_message_group",
         CHANNEL_GROUP_SETTINGS.can_send_message_group,
@@ -226,7 +226,7 @@ describe("permissions: group-setting values", function () {
       ),
     ).to.throw("'old' value does not match the expected value.");
     expect(
-      checkGroupSettingUpdate(
+      validateGroupSettingChange(
         fresh,
         "can_send_message_group",
         CHANNEL_GROUP_SETTINGS.can_send_message_group,

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { JsonableError } from "../../src/errors.js";
-import { check, p, parseParams } from "../../src/params.js";
+import { validate, p, parseParams } from "../../src/params.js";
 
 /**
  * The parameter layer refuses ill-formed Unicode (a lone UTF-16 surrogate) in every
@@ -12,8 +12,8 @@ describe("params: ill-formed Unicode", function () {
   const spec = {
     text: p.str().optional(),
     choice: p.oneOf(["a", "b"]).optional(),
-    data: p.json(check.any()).optional(),
-    ids: p.listOf(check.int()).optional(),
+    data: p.json(validate.any()).optional(),
+    ids: p.listOf(validate.int()).optional(),
     id: p.path(p.str()),
   };
   const parse = (raw: Record<string, string>, id = "x") =>

@@ -8,7 +8,7 @@ import { closeApp, createApp } from "../../src/server/create-app.js";
 import { type App } from "../../src/app.js";
 import { checkInitRealm } from "../../src/actions/init.js";
 import { doIssueApiKey } from "../../src/actions/api-keys.js";
-import { doCreateUser } from "../../src/actions/users.js";
+import { doCreateUser } from "../../src/actions/user-create.js";
 import { checkCreateChannel } from "../../src/actions/channel-create.js";
 import type { Knex } from "knex";
 import { RECIPIENT_TYPE } from "../../src/db/channel-rows.js";

@@ -111,7 +111,7 @@ const createCommand = new Command("create")
       const fullName = await valueOrAsk(opts, opts.fullName, "--full-name", "Bot's full name");
       const payloadUrl =
         botType === BOT_TYPE.OUTGOING_WEBHOOK
-          ? (await botsLib()).checkServiceUrl(
+          ? (await botsLib()).validateServiceUrl(
               await valueOrAsk(opts, opts.payloadUrl, "--payload-url", "Payload URL"),
               "payload_url",
             )

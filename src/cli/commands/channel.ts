@@ -7,7 +7,7 @@ import { presentChannel } from "../../presenters/channels.js";
 import { permissionPolicy } from "../../actions/channel-notices.js";
 import type { ChannelSnapshot } from "../../world/channels.js";
 import type { RealmSnapshot } from "../../world/realm.js";
-import { checkNotEmpty } from "../checks.js";
+import { validateNotEmpty } from "../validation.js";
 import { configFor, withApp } from "../context.js";
 import { CliError, formatTable, printJson, printLine } from "../output.js";
 import { canPrompt, valueOrAsk, type PromptOptions } from "../prompts.js";
@@ -83,7 +83,7 @@ const createCommand = new Command("create")
           "--name",
           "Channel name",
           "input",
-          checkNotEmpty("Channel name"),
+          validateNotEmpty("Channel name"),
         );
         const description =
           opts.description ??

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { checkInitRealm, realmExists } from "../../actions/init.js";
 import { saveSetting } from "../../config.js";
-import { checkEmail, checkFullName, checkNotEmpty, checkPassword } from "../checks.js";
+import { validateEmail, validateFullName, validateNotEmpty, validatePassword } from "../validation.js";
 import { configFor, withApp } from "../context.js";
 import { CliError, printJson } from "../output.js";
 import { chatdCommand, printFirstRun } from "../next-steps.js";
@@ -40,24 +40,24 @@ export const initCommand = new Command("init")
           value: string | undefined,
           flag: string,
           message: string,
-          check: (v: string) => string,
-        ) => valueOrAsk(opts, value, flag, message, "input", check);
+          validate: (v: string) => string,
+        ) => valueOrAsk(opts, value, flag, message, "input", validate);
         const input = {
           realmName: await ask(
             opts.realmName,
             "--realm-name",
             "Organization name",
-            checkNotEmpty("Organization name"),
+            validateNotEmpty("Organization name"),
           ),
-          ownerEmail: await ask(opts.ownerEmail, "--owner-email", "Owner's email", checkEmail),
-          ownerName: await ask(opts.ownerName, "--owner-name", "Owner's full name", checkFullName),
+          ownerEmail: await ask(opts.ownerEmail, "--owner-email", "Owner's email", validateEmail),
+          ownerName: await ask(opts.ownerName, "--owner-name", "Owner's full name", validateFullName),
           ownerPassword: await valueOrAsk(
             opts,
             opts.ownerPassword,
             "--owner-password",
             "Owner's password",
             "password",
-            checkPassword,
+            validatePassword,
           ),
         };
         const result = await checkInitRealm(app, input);

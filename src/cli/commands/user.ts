@@ -3,14 +3,24 @@ import type { App } from "../../app.js";
 import { bool, type UserRow } from "../../db/rows.js";
 import type { RealmSnapshot } from "../../world/realm.js";
 import { roleName } from "../../world/roles.js";
-import { checkEmail, checkFullName, checkPassword, checkRoleName, parseRole, ROLE_NAMES } from "../checks.js";
+import {
+  validateEmail,
+  validateFullName,
+  validatePassword,
+  validateRoleName,
+  parseRole,
+  ROLE_NAMES,
+} from "../validation.js";
 import { configFor, withApp } from "../context.js";
 import { formatTable, printJson, printLine } from "../output.js";
 import { valueOrAsk, type PromptOptions } from "../prompts.js";
 import { requireRealm, userFromFlagOrAsk } from "../realm.js";
 
 // Loaded when the command runs: a server never needs them (test/cli/lazy-loading.test.ts).
-const usersActions = () => import("../../actions/users.js");
+const userCreate = () => import("../../actions/user-create.js");
+const userUpdate = () => import("../../actions/user-update.js");
+const userActivation = () => import("../../actions/user-activation.js");
+const userPassword = () => import("../../actions/user-password.js");
 const customProfileFieldsLib = () => import("../../lib/custom-profile-fields.js");
 const usersPresenters = () => import("../../presenters/users.js");
 
@@ -78,14 +88,14 @@ const createCommand = new Command("create")
       configFor(cmd),
       async (app) => {
         const realm = await requireRealm(app);
-        const email = await valueOrAsk(opts, opts.email, "--email", "Email", "input", checkEmail);
+        const email = await valueOrAsk(opts, opts.email, "--email", "Email", "input", validateEmail);
         const fullName = await valueOrAsk(
           opts,
           opts.fullName,
           "--full-name",
           "Full name",
           "input",
-          checkFullName,
+          validateFullName,
         );
         const password = await valueOrAsk(
           opts,
@@ -93,10 +103,10 @@ const createCommand = new Command("create")
           "--password",
           "Password",
           "password",
-          checkPassword,
+          validatePassword,
         );
         const user = await (
-          await usersActions()
+          await userCreate()
         ).checkCreateUser(app, realm.id, "operator", {
           email,
           fullName,
@@ -198,10 +208,10 @@ const roleCommand = new Command("role")
           "--role",
           `New role (${ROLE_NAMES.join(", ")})`,
           "input",
-          checkRoleName,
+          validateRoleName,
         ),
       );
-      await (await usersActions()).checkUpdateUser(app, realm.id, "operator", user.id, { role });
+      await (await userUpdate()).checkUpdateUser(app, realm.id, "operator", user.id, { role });
       const changed = await reload(app, realm.id, user.id);
       if (opts.json) printJson({ ...summary(changed), previous_role: roleName(user.role) });
       else printLine(`${changed.delivery_email}: ${roleName(user.role)} -> ${roleName(changed.role)}`);
@@ -215,7 +225,7 @@ const deactivateCommand = new Command("deactivate")
   .option("--json", "print {user_id, email, full_name, role, is_active} as JSON")
   .action(async (opts: CommonOptions, cmd: Command) => {
     await withUser(cmd, opts, "deactivating a user", async (app, realm, user) => {
-      await (await usersActions()).checkDeactivateUser(app, realm.id, "operator", user.id);
+      await (await userActivation()).checkDeactivateUser(app, realm.id, "operator", user.id);
       const changed = await reload(app, realm.id, user.id);
       if (opts.json) printJson(summary(changed));
       else printLine(`deactivated ${changed.delivery_email}`);
@@ -229,7 +239,7 @@ const reactivateCommand = new Command("reactivate")
   .option("--json", "print {user_id, email, full_name, role, is_active} as JSON")
   .action(async (opts: CommonOptions, cmd: Command) => {
     await withUser(cmd, opts, "reactivating a user", async (app, realm, user) => {
-      await (await usersActions()).checkReactivateUser(app, realm.id, "operator", user.id);
+      await (await userActivation()).checkReactivateUser(app, realm.id, "operator", user.id);
       const changed = await reload(app, realm.id, user.id);
       if (opts.json) printJson(summary(changed));
       else printLine(`reactivated ${changed.delivery_email}`);
@@ -254,9 +264,9 @@ const setPasswordCommand = new Command("set-password")
         "--password",
         "New password",
         "password",
-        checkPassword,
+        validatePassword,
       );
-      await (await usersActions()).checkSetPassword(app, realm.id, user.id, password);
+      await (await userPassword()).checkSetPassword(app, realm.id, user.id, password);
       if (opts.json) printJson(summary(user));
       else printLine(`password set for ${user.delivery_email}`);
     });

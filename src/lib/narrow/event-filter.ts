@@ -18,7 +18,7 @@ const UNSUPPORTED_IS_OPERANDS = new Set(["followed"]);
 const RESOLVED_PREFIX = "✔ ";
 
 /** Zulip's check_narrow_for_events: refuses what the filter cannot evaluate. */
-export function checkEventNarrow(narrow: EventNarrow): void {
+export function validateEventNarrow(narrow: EventNarrow): void {
   for (const [operator, operand] of narrow) {
     if (!OPERATORS.has(operator)) throw badRequest(`Operator ${operator} not supported.`);
     if (operator === "is" && UNSUPPORTED_IS_OPERANDS.has(operand)) {

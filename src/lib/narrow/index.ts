@@ -9,7 +9,7 @@ export {
   type ResolvedNarrow,
 } from "./build.js";
 export {
-  checkRange,
+  validateRange,
   fetchIds,
   fetchRange,
   firstUnreadAnchor,

@@ -21,7 +21,7 @@ const INT_OR_STRING = new Set(["channel", "stream", "id", "sender", "group-pm-wi
 /** Operators whose operand may be a list of user IDs or a string of emails. */
 const STRING_OR_INT_LIST = new Set(["dm", "pm-with"]);
 
-function checkOperand(operator: string, operand: unknown, name: string): NarrowTerm["operand"] {
+function validateOperand(operator: string, operand: unknown, name: string): NarrowTerm["operand"] {
   if (INT_OR_STRING.has(operator)) {
     if (typeof operand === "string") return operand;
     if (typeof operand === "number" && Number.isSafeInteger(operand)) return operand;
@@ -53,7 +53,7 @@ export function parseNarrow(value: unknown, name = "narrow"): NarrowTerm[] {
       }
       const [operator, operand] = element as [string, string];
       const op = canonicalOperator(operator);
-      return { operator: op, operand: checkOperand(op, operand, `${where}[1]`), negated: false };
+      return { operator: op, operand: validateOperand(op, operand, `${where}[1]`), negated: false };
     }
     if (typeof element !== "object" || element === null) throw badRequest(`${where} is not a dict`);
     const dict = element as Record<string, unknown>;
@@ -66,7 +66,7 @@ export function parseNarrow(value: unknown, name = "narrow"): NarrowTerm[] {
     const op = canonicalOperator(dict.operator);
     return {
       operator: op,
-      operand: checkOperand(op, dict.operand, `${where}["operand"]`),
+      operand: validateOperand(op, dict.operand, `${where}["operand"]`),
       negated: dict.negated === true,
     };
   });

@@ -19,7 +19,7 @@ export function parseAnchor(raw: string): AnchorParam {
 }
 
 /** Checks num_before / num_after / include_anchor as Zulip does. */
-export function checkRange(numBefore: number, numAfter: number, includeAnchor: boolean): void {
+export function validateRange(numBefore: number, numAfter: number, includeAnchor: boolean): void {
   if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) {
     throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
   }
