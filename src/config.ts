@@ -55,9 +55,8 @@ type ValueOf<S> = S extends { kind: "int" }
 
 /**
  * Every setting, declared once: its kind, bounds, default and meaning. Config's type and
- * the defaults derive from it; the settings table in docs/configuration.md (until it moves
- * there, the README's) must list exactly these settings with their environment variables and
- * defaults, and every setting must be read somewhere (test/unit/settings.test.ts checks both).
+ * the defaults derive from it; the settings table in docs/configuration.md must list exactly
+ * these settings with their environment variables and defaults, and every setting must be read somewhere (test/unit/settings.test.ts checks both).
  */
 export const SETTINGS = {
   host: setting.string({ default: "127.0.0.1", description: "Interface the HTTP server listens on." }),

@@ -27,14 +27,14 @@ export const SQLITE_WORKERS_ENV = "CHATD_SQLITE_WORKERS";
 
 /**
  * Several workers over SQLite are refused unless asked for: SQLite has one writer, and on
- * the 2-core machine we measured, two workers served fewer sends and reads than one (README,
- * "Several workers"). The PostgreSQL backend (database_url) is where several processes pay.
+ * the 2-core machine we measured, two workers served fewer sends and reads than one
+ * (docs/operations.md, "Several workers"). The PostgreSQL backend (database_url) is where several processes pay.
  */
 export function refuseSqliteWorkers(workers: number): void {
   if (workers > 1 && process.env[SQLITE_WORKERS_ENV] !== "1") {
     throw new CliError(
       `--workers ${workers} is refused on SQLite: with its single writer, more processes served fewer requests than one ` +
-        `(see README, "Several workers"); run one process, or set ${SQLITE_WORKERS_ENV}=1 to run them anyway`,
+        `(see docs/operations.md, "Several workers"); run one process, or set ${SQLITE_WORKERS_ENV}=1 to run them anyway`,
     );
   }
 }

@@ -26,7 +26,10 @@ const addServerFlags = (cmd: Command) =>
     .option("--port <port>", "port to listen on (default 9991)")
     .option("--external-url <url>", "public URL of the server")
     .option("--log-level <level>", "debug, info, warn, error or silent")
-    .option("--workers <n>", "server processes on the port (default 1; see README, Several workers)")
+    .option(
+      "--workers <n>",
+      "server processes on the port (default 1; see docs/operations.md, Several workers)",
+    )
     .option("--no-input", "never prompt (this command asks nothing)");
 
 /** `--workers N`: a whole number from 1 to 64. */
@@ -61,7 +64,7 @@ export const serverCommand = (
 
 export const serveCommand = serverCommand(
   "serve",
-  "apply pending migrations, then serve the API under /api/v1",
+  "apply pending migrations, then serve the web client at / and the API under /api/v1",
   async (app, config) => {
     if (!(await realmExists(app))) {
       throw new CliError(`no realm in ${config.data_dir}: run \`chatd init\` first (or \`npm start\`)`);

@@ -219,7 +219,7 @@ const roleCommand = new Command("role")
   });
 
 const deactivateCommand = new Command("deactivate")
-  .description("deactivate a user and the bots they own (never the only owner)")
+  .description("deactivate a user and the bots they own (never the only owner), ending their web sessions")
   .option("--email <email>", "the user's real or API email")
   .option("--no-input", "never prompt; fail if a value is missing")
   .option("--json", "print {user_id, email, full_name, role, is_active} as JSON")
@@ -251,7 +251,7 @@ interface PasswordOptions extends CommonOptions {
 }
 
 const setPasswordCommand = new Command("set-password")
-  .description("set a user's password (their API keys stay valid)")
+  .description("set a user's password (their API keys stay valid; their web sessions end)")
   .option("--email <email>", "the user's real or API email")
   .option("--password <password>", "the new password (at least 6 characters)")
   .option("--no-input", "never prompt; fail if a value is missing")
