@@ -3,7 +3,7 @@ import { subscriptionEvents } from "../presenters/events/channels.js";
 import { VIEWER_SEES_EMAIL, realmUserEvents } from "../presenters/events/users.js";
 import type { App } from "../app.js";
 import { emailHost } from "../config.js";
-import { bool, type UserRow } from "../db/rows.js";
+import { bool, int, type UserRow } from "../db/rows.js";
 import { insertReturningId } from "../db/insert.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, insufficientPermission, mustBeAdmin, mustBeOwner, noSuchUser } from "../errors.js";
@@ -12,7 +12,12 @@ import type { RealmSnapshot } from "../world/realm.js";
 import { activeUserIds } from "../lib/recipients.js";
 import { hashPassword } from "../lib/passwords.js";
 import { ROLE, isAdminRole, isOwnerRole, type Role } from "../world/roles.js";
-import { directSystemGroupsForRole, type SystemGroupName } from "../world/system-groups.js";
+import {
+  directSystemGroupsForRole,
+  isProvisionalMember,
+  type SystemGroupName,
+} from "../world/system-groups.js";
+import { isUserInGroup } from "../permissions/group-settings.js";
 import { clientMayComputeGravatar, gravatarUrl, presentUser } from "../presenters/users.js";
 import { EMAIL_VISIBILITY, canSeeDeliveryEmail } from "../permissions/email-visibility.js";
 import { doUpdateProfileData, validateProfileData, type ProfileDataEntry } from "./custom-profile-fields.js";
@@ -167,7 +172,10 @@ export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Pr
       .where({ id })
       .update({ email: dummyEmail(id, emailHost(app.config)) });
   }
-  const groupNames = systemGroupOrder(directSystemGroupsForRole(role));
+  // Joining now: a full member only where the realm has no waiting period.
+  const groupNames = systemGroupOrder(
+    directSystemGroupsForRole(role, snapshot.realm.waiting_period_threshold === 0),
+  );
   const groups = await tx
     .knex("user_groups")
     .where({ realm_id: input.realmId, is_system_group: true })
@@ -289,8 +297,15 @@ export async function doChangeUserRole(app: App, tx: Tx, target: UserRow, role: 
     realmUserEvents.update({ user_id: target.id, role }),
     activeUserIds(snapshot),
   );
-  const before = directSystemGroupsForRole(target.role);
-  const after = directSystemGroupsForRole(role);
+  // role:fullmembers as it is, and as the waiting period decides for the new role.
+  const wasFullMember = isUserInGroup(snapshot, target.id, snapshot.systemGroupId("role:fullmembers"), {
+    directOnly: true,
+  });
+  const before = directSystemGroupsForRole(target.role, wasFullMember);
+  const after = directSystemGroupsForRole(
+    role,
+    !isProvisionalMember(int(target.date_joined), snapshot.realm.waiting_period_threshold, tx.now),
+  );
   const removed = systemGroupOrder(before.filter((g) => !after.includes(g)));
   const added = systemGroupOrder(after.filter((g) => !before.includes(g)));
   // Role groups first, then role:fullmembers, removals before additions (as Zulip).
