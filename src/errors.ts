@@ -78,6 +78,13 @@ export const rateLimitHit = (secsToFreedom: number, headers: Record<string, stri
 export const badRequest = (message: string, data: Record<string, unknown> = {}) =>
   new JsonableError(message, "BAD_REQUEST", 400, data);
 
+/** Zulip's RequestVariableConversionError: a value of the right type that means nothing. */
+export const badValue = (name: string, value: unknown) =>
+  new JsonableError(`Bad value for '${name}': ${String(value)}`, "REQUEST_VARIABLE_INVALID", 400, {
+    var_name: name,
+    bad_value: value,
+  });
+
 export const notFound = (message: string) => new JsonableError(message, "NOT_FOUND", 404);
 
 export const missingArgument = (name: string) =>

@@ -3,6 +3,7 @@ import { bool, type RealmRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
 import { REALM_GROUP_SETTINGS, REALM_GROUP_SETTING_NAMES } from "../permissions/setting-registry.js";
+import { MAX_REALM_NAME_LENGTH } from "../lib/realm-limits.js";
 import { SYSTEM_GROUPS, type SystemGroupName } from "../world/system-groups.js";
 
 const USER_GROUP_SETTING_COLUMNS = [
@@ -13,8 +14,6 @@ const USER_GROUP_SETTING_COLUMNS = [
   "can_mention_group_id",
   "can_remove_members_group_id",
 ] as const;
-
-export const MAX_REALM_NAME_LENGTH = 40;
 
 export interface CreateRealmInput {
   name: string;

@@ -83,7 +83,10 @@ export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Pr
       .where({ id })
       .update({ email: dummyEmail(id, emailHost(app.config)) });
   }
-  const groupNames = systemGroupOrder(directSystemGroupsForRole(role));
+  // Joining now: a full member only where the realm has no waiting period.
+  const groupNames = systemGroupOrder(
+    directSystemGroupsForRole(role, snapshot.realm.waiting_period_threshold === 0),
+  );
   const groups = await tx
     .knex("user_groups")
     .where({ realm_id: input.realmId, is_system_group: true })

@@ -1,12 +1,17 @@
 import { realmUserEvents } from "../presenters/events/users.js";
 import type { App } from "../app.js";
-import type { UserRow } from "../db/rows.js";
+import { int, type UserRow } from "../db/rows.js";
+import { isUserInGroup } from "../permissions/group-settings.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, mustBeAdmin, mustBeOwner } from "../errors.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { activeUserIds } from "../lib/recipients.js";
 import { ROLE, isAdminRole, type Role } from "../world/roles.js";
-import { directSystemGroupsForRole, type SystemGroupName } from "../world/system-groups.js";
+import {
+  directSystemGroupsForRole,
+  isProvisionalMember,
+  type SystemGroupName,
+} from "../world/system-groups.js";
 import { notifyChannelAccessChanges } from "./channels.js";
 import { actorIsOwner, isOnlyOwner, sendGroupMembersEvent, systemGroupOrder, type Actor } from "./users.js";
 
@@ -47,8 +52,15 @@ export async function doChangeUserRole(app: App, tx: Tx, target: UserRow, role: 
     realmUserEvents.update({ user_id: target.id, role }),
     activeUserIds(snapshot),
   );
-  const before = directSystemGroupsForRole(target.role);
-  const after = directSystemGroupsForRole(role);
+  // role:fullmembers as it is, and as the waiting period decides for the new role.
+  const wasFullMember = isUserInGroup(snapshot, target.id, snapshot.systemGroupId("role:fullmembers"), {
+    directOnly: true,
+  });
+  const before = directSystemGroupsForRole(target.role, wasFullMember);
+  const after = directSystemGroupsForRole(
+    role,
+    !isProvisionalMember(int(target.date_joined), snapshot.realm.waiting_period_threshold, tx.now),
+  );
   const removed = systemGroupOrder(before.filter((g) => !after.includes(g)));
   const added = systemGroupOrder(after.filter((g) => !before.includes(g)));
   // Role groups first, then role:fullmembers, removals before additions (as Zulip).

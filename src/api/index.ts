@@ -33,6 +33,7 @@ const api = {
   pushDevices: () => import("./push-devices.js"),
   reactions: () => import("./reactions.js"),
   readReceipts: () => import("./read-receipts.js"),
+  realm: () => import("./realm.js"),
   realmEmoji: () => import("./realm-emoji.js"),
   reminders: () => import("./reminders.js"),
   savedSnippets: () => import("./saved-snippets.js"),
@@ -122,6 +123,7 @@ export const ENDPOINTS: readonly RouteEntry[] = [
   route("DELETE", "/users/me/avatar", "user", api.avatar, "deleteAvatar"),
   route("PATCH", "/settings/display", "user", api.settings, "updateDisplaySettings"),
   route("PATCH", "/settings/notifications", "user", api.settings, "updateNotificationSettings"),
+  route("PATCH", "/realm", "admin", api.realm, "updateRealm"),
   route("PATCH", "/realm/user_settings_defaults", "admin", api.settings, "updateRealmUserDefaults"),
   // bots
   route("POST", "/bots", "user", api.bots, "createBot"),

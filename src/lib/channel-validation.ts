@@ -1,5 +1,5 @@
 import { TOPICS_POLICIES, type TopicsPolicy } from "../db/channel-rows.js";
-import { JsonableError, badRequest } from "../errors.js";
+import { badRequest, badValue } from "../errors.js";
 import { codePointLength, p, type Param } from "../params.js";
 import { LIMITS } from "./realm-limits.js";
 
@@ -56,11 +56,7 @@ export const normalizeChannelDescription = (description: string) => description.
 /** A description parameter: plain text, at most max_stream_description_length. */
 export const channelDescriptionParam = () => p.str({ maxLength: LIMITS.max_stream_description_length });
 
-const retentionError = (value: string) =>
-  new JsonableError(`Bad value for 'message_retention_days': ${value}`, "REQUEST_VARIABLE_INVALID", 400, {
-    var_name: "message_retention_days",
-    bad_value: value,
-  });
+const retentionError = (value: string) => badValue("message_retention_days", value);
 
 /**
  * message_retention_days: a positive number of days, "realm_default" (null: the

@@ -12,6 +12,10 @@ export const LIMITS = {
   max_bulk_new_subscription_messages: 100,
 } as const;
 
+/** Zulip's Realm.MAX_REALM_NAME_LENGTH and MAX_REALM_DESCRIPTION_LENGTH. */
+export const MAX_REALM_NAME_LENGTH = 40;
+export const MAX_REALM_DESCRIPTION_LENGTH = 1000;
+
 export const DEFAULT_EMPTY_TOPIC_DISPLAY_NAME = "general chat";
 
 export const emptyTopicDisplayName = (realm: RealmRow) =>

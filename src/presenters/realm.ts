@@ -5,6 +5,7 @@ import type { RealmSnapshot } from "../world/realm.js";
 import { groupSettingValueForApi } from "../permissions/group-settings.js";
 import { REALM_GROUP_SETTING_NAMES } from "../permissions/setting-registry.js";
 import { LIMITS, emptyTopicDisplayName } from "../lib/realm-limits.js";
+import { SEND_DIGEST_EMAILS } from "../lib/realm-properties.js";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../lib/passwords.js";
 import { emojiDataUrl } from "../render/emoji-table.js";
 import { OFFLINE_THRESHOLD_SECS, PRESENCE_PING_INTERVAL_SECS } from "../lib/presence.js";
@@ -22,9 +23,6 @@ export const DEFAULT_REALM_ICON_PATH = "/static/images/logo/chatd-icon-128x128.p
 export function realmIconUrl(config: Config, realm: RealmRow): string {
   return `${realmUrl(config)}${DEFAULT_REALM_ICON_PATH}?version=${realm.icon_version}`;
 }
-
-/** chatd sends no email, digests included. */
-const SEND_DIGEST_EMAILS = false;
 
 /** Zulip's GIPHY_RATING_OPTIONS: what realm_giphy_rating may be. */
 const GIPHY_RATING_OPTIONS = {

@@ -189,6 +189,7 @@ export async function startEvents(app: App): Promise<void> {
   app.outgoingWebhooks.start();
   app.onClose.push(startUploadSweep(app));
   app.onClose.push(startSessionSweep(app));
+  app.onClose.push(startFullMemberPromotion(app));
 }
 
 /** How often the first worker looks for due scheduled messages and webhooks others queued. */
@@ -238,6 +239,7 @@ async function startWorkerEvents(app: App, replication: Replication, first: bool
     app.outgoingWebhooks.start();
     app.onClose.push(startUploadSweep(app));
     app.onClose.push(startSessionSweep(app));
+    app.onClose.push(startFullMemberPromotion(app));
     // Other workers' commits queue work too; their hints to their own timers go nowhere.
     every(
       DUE_POLL_MS,
@@ -296,6 +298,30 @@ function startSessionSweep(app: App): () => void {
       .finally(() => (running = false));
   };
   cancel = app.clock.setTimer(run, SESSION_SWEEP_MS);
+  return () => cancel();
+}
+
+/** How often members past the waiting period are promoted (Zulip: daily). */
+const FULL_MEMBER_PROMOTION_MS = 3600_000;
+
+/**
+ * Members whose waiting period (waiting_period_threshold) has run out join
+ * role:fullmembers (actions/full-members.ts). On the app's clock, one run at a time.
+ */
+function startFullMemberPromotion(app: App): () => void {
+  let running = false;
+  let cancel = () => {};
+  const run = () => {
+    cancel = app.clock.setTimer(run, FULL_MEMBER_PROMOTION_MS);
+    if (running) return;
+    running = true;
+    // Loaded on first use, as the endpoints are (most servers have no waiting period).
+    import("../actions/full-members.js")
+      .then(({ doPromoteNewFullMembers }) => app.db.transaction((tx) => doPromoteNewFullMembers(app, tx)))
+      .catch((err: unknown) => app.logger.error("promoting new full members failed", err))
+      .finally(() => (running = false));
+  };
+  cancel = app.clock.setTimer(run, FULL_MEMBER_PROMOTION_MS);
   return () => cancel();
 }
 

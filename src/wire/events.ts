@@ -226,7 +226,17 @@ export type ChannelFolderEvent =
 
 // ---- realm, users and groups ----
 
-export type RealmEvent = { type: "realm"; op: "update_dict"; property: "default"; data: WireRecord };
+/**
+ * A change of the organization's settings, to every active user: one setting as
+ * `update` (property and value), or, for the settings Zulip groups that way (message
+ * editing, topics policy, group permissions), `update_dict` with `property: "default"`.
+ */
+export type RealmEvent =
+  | { type: "realm"; op: "update"; property: string; value: RealmSettingValue }
+  | { type: "realm"; op: "update_dict"; property: "default"; data: WireRecord };
+
+/** A realm setting's value in a `realm` update event. */
+export type RealmSettingValue = string | number | boolean | null;
 
 /** One changed attribute of a user (realm_user update's `person`). */
 export type PersonUpdate = { user_id: number } & (

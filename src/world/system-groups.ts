@@ -77,3 +77,13 @@ export function directSystemGroupsForRole(role: number, isFullMember = true): Sy
     (g) => g.name,
   );
 }
+
+const SECONDS_PER_DAY = 86400;
+
+/**
+ * Zulip's is_provisional_member: a member who joined fewer whole days ago than the
+ * realm's waiting period is not yet a full member (not in role:fullmembers).
+ */
+export function isProvisionalMember(dateJoined: number, waitingPeriodDays: number, now: number): boolean {
+  return Math.floor((now - dateJoined) / SECONDS_PER_DAY) < waitingPeriodDays;
+}

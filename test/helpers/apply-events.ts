@@ -528,14 +528,80 @@ function applyMessage(state: State, event: Event, ctx: ApplyContext): void {
   }
 }
 
+/**
+ * Zulip's apply_event for realm: each value to its realm_* key, and what Zulip derives
+ * from some of them: realm_allow_edit_history from the edit history policy, and the
+ * deprecated *_policy keys from the group settings that replaced them (the client's own
+ * can_* flags are recomputed after every batch: recomputeOwnPermissions).
+ */
 function applyRealm(state: State, event: Event): void {
-  if (event.op === "update_dict") {
-    for (const [key, value] of Object.entries(event.data as Event)) {
-      if (`realm_${key}` in state) state[`realm_${key}`] = value;
-    }
-  } else if (event.op === "update" && `realm_${event.property}` in state) {
-    state[`realm_${event.property}`] = event.value;
+  if (event.op !== "update_dict" && event.op !== "update") return;
+  const data: Event = event.op === "update_dict" ? event.data : { [event.property]: event.value };
+  for (const [key, value] of Object.entries(data)) {
+    if (!(`realm_${key}` in state)) continue;
+    state[`realm_${key}`] = value;
+    if (key === "message_edit_history_visibility_policy") state.realm_allow_edit_history = value !== "none";
+    const legacy = LEGACY_POLICIES[key];
+    if (legacy) state[legacy.key] = legacyPolicyValue(state, value, legacy);
   }
+}
+
+/** Zulip's policy enums (Realm.POLICY_*) and the settings that still show them. */
+const POLICY = { members: 1, admins: 2, fullMembers: 3, moderators: 4, everyone: 5, nobody: 6, owners: 7 };
+const COMMON = {
+  "role:members": POLICY.members,
+  "role:administrators": POLICY.admins,
+  "role:fullmembers": POLICY.fullMembers,
+  "role:moderators": POLICY.moderators,
+};
+const LEGACY_POLICIES: Record<string, { key: string; values: Record<string, number>; fallback: number }> = {
+  can_create_public_channel_group: {
+    key: "realm_create_public_stream_policy",
+    values: COMMON,
+    fallback: POLICY.members,
+  },
+  can_create_private_channel_group: {
+    key: "realm_create_private_stream_policy",
+    values: COMMON,
+    fallback: POLICY.members,
+  },
+  can_create_web_public_channel_group: {
+    key: "realm_create_web_public_stream_policy",
+    values: {
+      "role:administrators": POLICY.admins,
+      "role:moderators": POLICY.moderators,
+      "role:nobody": POLICY.nobody,
+      "role:owners": POLICY.owners,
+    },
+    fallback: POLICY.moderators,
+  },
+  // WildcardMentionPolicyEnum has its own numbering.
+  can_mention_many_users_group: {
+    key: "realm_wildcard_mention_policy",
+    values: {
+      "role:everyone": 1,
+      "role:members": 2,
+      "role:fullmembers": 3,
+      "role:administrators": 5,
+      "role:nobody": 6,
+      "role:moderators": 7,
+    },
+    fallback: 1,
+  },
+};
+
+/** Zulip's get_corresponding_policy_value_for_group_setting, from the state's system groups. */
+function legacyPolicyValue(
+  state: State,
+  value: unknown,
+  legacy: { values: Record<string, number>; fallback: number },
+) {
+  const group =
+    typeof value === "number"
+      ? (state.realm_user_groups as Event[] | undefined)?.find((g) => g.id === value)
+      : undefined;
+  const name = group?.is_system_group ? (group.name as string) : undefined;
+  return (name !== undefined ? legacy.values[name] : undefined) ?? legacy.fallback;
 }
 
 /**

@@ -264,8 +264,7 @@ describe("web client: settings", function () {
     expect(await desdemona.page.getByRole("button", { name: "Archive Verona" }).count()).to.equal(0);
   });
 
-  // PATCH /realm does not exist on the server yet: the form cannot save (reported).
-  it.skip("lets an administrator rename the organization and describe it; everyone's top bar follows", async function () {
+  it("lets an administrator rename the organization and describe it; everyone's top bar follows", async function () {
     await organization(desdemona.page, "organization-profile");
     await desdemona.page.getByLabel("Organization name").fill("Elsinore Castle");
     await desdemona.page.getByLabel("Organization description").fill("Something is rotten");
