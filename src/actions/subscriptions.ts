@@ -262,13 +262,17 @@ export async function doRemoveSubscriptions(
   return { removed, notRemoved };
 }
 
-/** New (human) users join the realm's default channels; only others are told. */
-export async function doSubscribeToDefaultChannels(app: App, tx: Tx, user: UserRow): Promise<void> {
-  if (bool(user.is_bot)) return;
+/**
+ * New (human) users join the realm's default channels; only others are told. Returns
+ * the channels joined.
+ */
+export async function doSubscribeToDefaultChannels(app: App, tx: Tx, user: UserRow): Promise<ChannelRow[]> {
+  if (bool(user.is_bot)) return [];
   const world = await loadWorld(app, tx.knex, user.realm_id);
   const channels = [...world.channels.defaultChannelIds]
     .map((id) => world.channels.channel(id))
     .filter((c): c is ChannelRow => c !== undefined && !isArchived(c));
-  if (channels.length === 0) return;
+  if (channels.length === 0) return [];
   await doAddSubscriptions(app, tx, world, channels, [user], { fromUserCreation: true });
+  return channels;
 }

@@ -19,6 +19,7 @@ import { directSystemGroupsForRole, type SystemGroupName } from "../world/system
 import { presentUser } from "../presenters/users.js";
 import { EMAIL_VISIBILITY } from "../permissions/email-visibility.js";
 import { doSubscribeToDefaultChannels } from "./subscriptions.js";
+import { doAddNewUserHistory } from "./new-user-history.js";
 import { realmUserDefaultsRow } from "../queries/user-settings.js";
 import { settingsCopiedForNewUser } from "../world/user-settings.js";
 import { systemGroupOrder, type Actor } from "./users.js";
@@ -44,8 +45,9 @@ export interface CreateUserInput {
 }
 
 /**
- * Inserts a user, puts it in its role's system groups, and tells the realm. Validation
- * of the input is the caller's (checkX) job; this only writes.
+ * Inserts a user, puts it in its role's system groups, and tells the realm; a person also
+ * joins the default channels and gets their recent messages. Validation of the input is
+ * the caller's (checkX) job; this only writes.
  */
 export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Promise<UserRow> {
   const role = input.role ?? ROLE.MEMBER;
@@ -115,8 +117,9 @@ export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Pr
       recipients.keys(),
     );
   }
-  // New people join the realm's default channels (bots do not).
-  await doSubscribeToDefaultChannels(app, tx, user);
+  // New people join the realm's default channels (bots do not), with their recent history.
+  const joined = await doSubscribeToDefaultChannels(app, tx, user);
+  await doAddNewUserHistory(tx, user, joined);
   return user;
 }
 

@@ -82,11 +82,23 @@ export function canAccessChannelContent(world: ChannelWorld, user: UserRow, chan
  * protected history: nobody. The caller has checked the channel is visible at all.
  */
 export function canAccessChannelHistory(world: ChannelWorld, user: UserRow, channel: ChannelRow): boolean {
+  return historyAccess(user, channel, () => canAccessChannelContent(world, user, channel));
+}
+
+/**
+ * canAccessChannelHistory for a user known to be subscribed (so with content access):
+ * a new user's channels, subscribed in a transaction the channel snapshot does not see.
+ */
+export function canSubscriberAccessChannelHistory(user: UserRow, channel: ChannelRow): boolean {
+  return historyAccess(user, channel, () => true);
+}
+
+function historyAccess(user: UserRow, channel: ChannelRow, hasContentAccess: () => boolean): boolean {
   if (channel.realm_id !== user.realm_id) return false;
   if (isWebPublic(channel)) return true;
   if (!isPrivate(channel) && !isGuestRole(user.role)) return true;
   if (!bool(channel.history_public_to_subscribers) || isArchived(channel)) return false;
-  return canAccessChannelContent(world, user, channel);
+  return hasContentAccess();
 }
 
 export interface AccessOptions {

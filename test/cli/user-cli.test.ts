@@ -9,6 +9,7 @@ import { cliIn } from "../helpers/cli.js";
 import { checkFetchApiKey } from "../../src/actions/auth.js";
 import { closeApp, createApp } from "../../src/server/create-app.js";
 import { silentLogger } from "../../src/logger.js";
+import { MESSAGE_FLAG_BITS } from "../../src/lib/message-flags.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const BIN = join(ROOT, "bin", "chatd");
@@ -96,6 +97,27 @@ describe("the chatd CLI: user administration", function () {
     expect(text.stdout).to.match(/Role:\s+member/);
     fails(/no user with email nobody@zulip.test/, "user", "show", "--email", "nobody@zulip.test");
     fails(/missing --email/, "user", "show", "--no-input");
+  });
+
+  it("user create gives the new user #general's recent messages (Zulip's new-user history)", async function () {
+    const app = await createApp(dataDirConfig(dataDir), { logger: silentLogger, migrate: false });
+    try {
+      const rows = await app
+        .knex("user_messages as um")
+        .join("users as u", "u.id", "um.user_id")
+        .join("messages as m", "m.id", "um.message_id")
+        .where("u.delivery_email", "hamlet@zulip.test")
+        .orderBy("m.id")
+        .select("m.topic", "um.flags");
+      // The channel's creation notice and the welcome: unread, but `historical` (hamlet
+      // never received them).
+      expect(rows).to.deep.equal([
+        { topic: "channel events", flags: MESSAGE_FLAG_BITS.historical },
+        { topic: "welcome", flags: MESSAGE_FLAG_BITS.historical },
+      ]);
+    } finally {
+      await closeApp(app);
+    }
   });
 
   it("user role applies the API's role rules", function () {
