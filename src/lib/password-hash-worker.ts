@@ -1,7 +1,8 @@
 /**
  * A password-hashing process of the pool in password-hash-pool.ts: it answers each
  * `HashRequest` from its parent with the scrypt key. It runs at the lowest CPU priority,
- * so a login flood's hashing only gets the cores the server leaves idle.
+ * so a login flood's hashing only gets the cores the server leaves idle; the pool's
+ * rescuer, which runs what starved there, a little higher (CHATD_HASH_WORKER_NICE).
  */
 import { scrypt } from "node:crypto";
 import { setPriority } from "node:os";
@@ -11,7 +12,7 @@ import type { HashReply, HashRequest } from "./password-hash-pool.js";
 const MAX_MEMORY = 64 * 1024 * 1024;
 
 try {
-  setPriority(19);
+  setPriority(Number(process.env.CHATD_HASH_WORKER_NICE ?? 19));
 } catch {
   // Where the system refuses (it never should: lowering one's priority needs no privilege),
   // hashing still works, just at the server's priority.
