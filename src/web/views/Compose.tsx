@@ -13,8 +13,8 @@ import {
   clearLocalDraft,
   composeTarget,
   composeText,
+  keepLocalDraft,
   restoreLocalDraft,
-  saveLocalDraft,
   targetChosen,
 } from "./compose-state.js";
 import { showToast } from "./Toast.js";
@@ -31,6 +31,7 @@ export function defaultTarget(narrow: Narrow | null): Destination | null {
 }
 
 restoreLocalDraft();
+keepLocalDraft();
 
 interface Upload {
   id: number;
@@ -66,8 +67,6 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
       targetChosen.value = false;
     }
   }, [narrow]);
-
-  useEffect(() => saveLocalDraft(), [text, target]);
 
   // With draft synchronization on, the unsent text is also a draft on the server (every client sees it).
   const draftId = useRef<number | null>(null);
@@ -312,7 +311,14 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
             }}
             onClick={(e) => autocomplete.refresh(e.currentTarget)}
             onKeyDown={onKeyDown}
-            onBlur={() => setTimeout(autocomplete.dismiss, 150)}
+            onBlur={(e) => {
+              // Suggestions close when focus has left the box for good: focus that comes back
+              // at once (a view change, a click on the sidebar) and typing go on completing.
+              const box = e.currentTarget;
+              setTimeout(() => {
+                if (document.activeElement !== box) autocomplete.dismiss();
+              }, 150);
+            }}
             onPaste={(e) => {
               const files = [...(e.clipboardData?.files ?? [])];
               if (files.length > 0) {

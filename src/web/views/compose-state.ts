@@ -1,4 +1,4 @@
-import { signal } from "@preact/signals";
+import { effect, signal } from "@preact/signals";
 import { client } from "../app.js";
 import { rawContent, type Destination } from "../actions.js";
 import type { Message } from "../api/types.js";
@@ -20,7 +20,7 @@ interface LocalDraft {
 }
 
 /** The unsent message survives a reload (kept in this browser; synced drafts go to the server too). */
-export function saveLocalDraft(): void {
+function saveLocalDraft(): void {
   try {
     if (composeText.value.trim() === "") localStorage.removeItem(DRAFT_KEY);
     else
@@ -31,6 +31,14 @@ export function saveLocalDraft(): void {
   } catch {
     // Storage may be full or forbidden: the draft then lives as long as the page.
   }
+}
+
+/**
+ * Saves the draft whenever its text or target changes, at once (a signal effect runs in
+ * the change itself): a reload right after a keystroke keeps it. Call once, after restoring.
+ */
+export function keepLocalDraft(): void {
+  effect(() => saveLocalDraft());
 }
 
 export function restoreLocalDraft(): void {
