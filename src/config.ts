@@ -313,6 +313,28 @@ export const SETTINGS = {
     description:
       "Wait before retrying an outgoing webhook after a timeout or connection error; doubled on each retry.",
   }),
+  smtp_host: setting.string({
+    default: "",
+    description:
+      "The SMTP server chatd sends email through; empty: email is off, and each email is written as a .eml file under <data_dir>/outbox/ instead.",
+  }),
+  smtp_port: setting.int({ default: 587, min: 1, max: 65535, description: "The SMTP server's port." }),
+  smtp_security: setting.enum({
+    default: "starttls",
+    choices: ["none", "starttls", "tls"] as const,
+    description:
+      "`starttls`: upgrade to TLS after connecting (required); `tls`: TLS from the start (port 465); `none`: plain (a relay on localhost only).",
+  }),
+  smtp_username: setting.string({ default: "", description: "SMTP login; empty: no authentication." }),
+  smtp_password: setting.string({
+    default: "",
+    description: "SMTP password; never logged or shown.",
+  }),
+  email_from: setting.string({
+    default: "",
+    description:
+      "The From address of every email; empty: `noreply@` the host name of `external_url` (or of the listening URL).",
+  }),
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof SETTINGS;

@@ -1,0 +1,32 @@
+import type { App } from "../app.js";
+import type { Tx } from "../db/tx.js";
+import type { EmailContent } from "../lib/email-content.js";
+
+export interface QueuedEmail {
+  /** The realm it is in the name of; null for server-wide mail. */
+  readonly realmId: number | null;
+  readonly to: string;
+  readonly content: EmailContent;
+}
+
+/**
+ * Queues emails in the transaction that causes them: committed with it or not at all, and
+ * never sent from the request (the delivery worker sends them after the commit).
+ */
+export async function queueEmails(app: App, tx: Tx, emails: readonly QueuedEmail[]): Promise<void> {
+  if (emails.length === 0) return;
+  const nowMs = app.clock.nowMs();
+  await tx.knex("emails").insert(
+    emails.map((email) => ({
+      realm_id: email.realmId,
+      to_address: email.to,
+      subject: email.content.subject,
+      text_body: email.content.text,
+      html_body: email.content.html,
+      state: "queued",
+      tries: 0,
+      next_attempt_at: nowMs,
+      created_at: tx.now,
+    })),
+  );
+}
