@@ -49,13 +49,15 @@ export function useAutocomplete(): Autocomplete {
     if (!el || !token) return;
     const before = el.value.slice(0, token.start);
     const after = el.value.slice(el.selectionStart);
-    composeText.value = before + choice.insert + after;
+    const text = before + choice.insert + after;
+    composeText.value = text;
     setToken(null);
+    // The box's text and caret change at once, not at the next render or frame: a key typed
+    // in between would otherwise land before the caret is moved, in the middle of the text.
+    el.value = text;
     const caret = before.length + choice.insert.length;
-    requestAnimationFrame(() => {
-      el.focus();
-      el.setSelectionRange(caret, caret);
-    });
+    el.setSelectionRange(caret, caret);
+    el.focus();
   };
 
   const onKeyDown = (e: KeyboardEvent): boolean => {
