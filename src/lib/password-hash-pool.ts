@@ -99,7 +99,7 @@ export class PasswordHashPool {
 
   constructor(
     readonly size: number,
-    readonly starvedAfterMs = 2_000,
+    public starvedAfterMs = 2_000,
   ) {}
 
   /** The scrypt key of `job`, computed in a worker process. */
