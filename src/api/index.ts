@@ -108,6 +108,7 @@ export const ENDPOINTS: readonly RouteEntry[] = [
     ints: ["user_group_id"],
   }),
   route("PATCH", "/users/:user_id_or_email", "admin", api.users, "updateUser"),
+  route("DELETE", "/users/me", "user", api.users, "deactivateOwnUser"),
   route("DELETE", "/users/:user_id", "admin", api.users, "deactivateUser", {
     ints: ["user_id"],
   }),
