@@ -166,6 +166,9 @@ export const ENDPOINTS: readonly RouteEntry[] = [
   route("GET", "/users/:user_id/status", "user", api.userStatus, "getUserStatus", {
     ints: ["user_id"],
   }),
+  route("POST", "/users/:user_id/status", "user", api.userStatus, "updateUserStatus", {
+    ints: ["user_id"],
+  }),
   // presence
   route("POST", "/users/me/presence", "user", api.presence, "updatePresence"),
   route("GET", "/realm/presence", "user", api.presence, "getRealmPresence"),
