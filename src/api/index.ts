@@ -125,6 +125,7 @@ export const ENDPOINTS: readonly RouteEntry[] = [
   route("PATCH", "/settings/display", "user", api.settings, "updateDisplaySettings"),
   route("PATCH", "/settings/notifications", "user", api.settings, "updateNotificationSettings"),
   route("PATCH", "/realm", "admin", api.realm, "updateRealm"),
+  route("POST", "/realm/test_welcome_bot_custom_message", "admin", api.realm, "testWelcomeBotCustomMessage"),
   route("PATCH", "/realm/user_settings_defaults", "admin", api.settings, "updateRealmUserDefaults"),
   // bots
   route("POST", "/bots", "user", api.bots, "createBot"),
