@@ -129,6 +129,15 @@ export const mustBeAdmin = () =>
 export const mustBeOwner = () =>
   new JsonableError("Must be an organization owner", "UNAUTHORIZED_PRINCIPAL", 400);
 
+/** Zulip's CannotDeactivateLastUserError: the last human owner, or the realm's last active user. */
+export const cannotDeactivateLastUser = (isLastOwner: boolean) => {
+  const entity = isLastOwner ? "organization owner" : "user";
+  return new JsonableError(`Cannot deactivate the only ${entity}.`, "CANNOT_DEACTIVATE_LAST_USER", 400, {
+    is_last_owner: isLastOwner,
+    entity,
+  });
+};
+
 export const insufficientPermission = () => badRequest("Insufficient permission");
 
 export const notAllowedForGuests = () => badRequest("Not allowed for guest users");

@@ -1,46 +1,9 @@
 import type { App } from "../app.js";
-import { emailHost } from "../config.js";
-import { insertReturningId } from "../db/insert.js";
 import type { UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
-import { ROLE } from "../world/roles.js";
-import { EMAIL_VISIBILITY } from "../permissions/email-visibility.js";
+import { NOTIFICATION_BOT, systemBot } from "./system-bots.js";
 
-export const NOTIFICATION_BOT_FULL_NAME = "Notification Bot";
-const LOCAL_PART = "notification-bot";
-/** Zulip's generic bot type. */
-const GENERIC_BOT = 1;
-
-/**
- * The realm's Notification Bot, created on first use. Like Zulip's cross-realm bots it
- * is no person of the realm: it belongs to no group, has no API key, and the realm
- * cache keeps it out of user lists (register shows it in cross_realm_bots).
- */
-export async function notificationBot(app: App, tx: Tx, realmId: number): Promise<UserRow> {
-  const existing = await tx
-    .knex<UserRow>("users")
-    .where({ realm_id: realmId, is_system_bot: true })
-    .where("email", "like", `${LOCAL_PART}%`)
-    .orderBy("id")
-    .first();
-  if (existing) return existing;
-  const host = emailHost(app.config);
-  let email = `${LOCAL_PART}@${host}`;
-  for (let n = 2; await tx.knex("users").where({ realm_id: realmId, email }).first("id"); n++) {
-    email = `${LOCAL_PART}-${n}@${host}`;
-  }
-  const id = await insertReturningId(tx.knex, "users", {
-    realm_id: realmId,
-    email,
-    delivery_email: email,
-    full_name: NOTIFICATION_BOT_FULL_NAME,
-    role: ROLE.MEMBER,
-    is_bot: true,
-    bot_type: GENERIC_BOT,
-    is_system_bot: true,
-    date_joined: tx.now,
-    email_address_visibility: EMAIL_VISIBILITY.EVERYONE,
-  });
-  tx.afterCommit(() => app.realms.invalidate(realmId));
-  return (await tx.knex<UserRow>("users").where({ id }).first())!;
+/** The realm's Notification Bot, created on first use (system-bots.ts). */
+export function notificationBot(app: App, tx: Tx, realmId: number): Promise<UserRow> {
+  return systemBot(app, tx, realmId, NOTIFICATION_BOT);
 }

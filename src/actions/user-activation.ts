@@ -4,7 +4,14 @@ import { realmBotEvents } from "../presenters/events/bots.js";
 import type { App } from "../app.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest, insufficientPermission, mustBeAdmin, mustBeOwner, noSuchUser } from "../errors.js";
+import {
+  badRequest,
+  cannotDeactivateLastUser,
+  insufficientPermission,
+  mustBeAdmin,
+  mustBeOwner,
+  noSuchUser,
+} from "../errors.js";
 import { accessUserById } from "../lib/access-users.js";
 import { activeUserIds } from "../lib/recipients.js";
 import { validateBotNameAvailable } from "../lib/user-validation.js";
@@ -86,6 +93,20 @@ export async function checkDeactivateUser(
     if (isOwnerRole(target.role) && !actorIsOwner(actor)) throw mustBeOwner();
     if (isOnlyOwner(snapshot, target)) throw badRequest("Cannot deactivate the only organization owner");
     await doDeactivateUser(app, tx, target);
+  });
+}
+
+/**
+ * DELETE /users/me: anyone, bots and guests included, deactivates themselves, except the
+ * realm's last active account (bots count, as in Zulip) and its only human owner.
+ */
+export async function checkDeactivateOwnUser(app: App, user: UserRow): Promise<void> {
+  await realmTransaction(app, user.realm_id, async (tx, snapshot) => {
+    const me = accessUserById(snapshot, user.id);
+    if (!bool(me.is_active)) return;
+    if (activeUserIds(snapshot).length === 1) throw cannotDeactivateLastUser(false);
+    if (isOnlyOwner(snapshot, me)) throw cannotDeactivateLastUser(true);
+    await doDeactivateUser(app, tx, me);
   });
 }
 

@@ -1,5 +1,4 @@
 import type { App } from "../app.js";
-import { emailHost } from "../config.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, botsNotAllowed, noSuchUser } from "../errors.js";
@@ -14,6 +13,7 @@ import { doChangeFullName } from "./user-update.js";
 import { doEndUserSessions } from "./sessions.js";
 import { doChangeUserSetting } from "./user-setting-change.js";
 import { doTellStatusAway } from "./user-status.js";
+import { systemBotEmails } from "./system-bots.js";
 import { USER_SETTING_SPECS, settingValue, type SettingValue } from "../world/user-settings.js";
 
 /**
@@ -80,11 +80,11 @@ const password = defineSetting({
   },
 });
 
-/** The Notification Bot's addresses, existing or to come, are not for people. */
+/** The system bots' addresses, existing or to come, are not for people. */
 function isSystemBotEmail(app: App, realm: RealmSnapshot, email: string): boolean {
   const key = email.toLowerCase();
   if (realm.systemBots.some((bot) => bot.email.toLowerCase() === key)) return true;
-  return key === `notification-bot@${emailHost(app.config)}`.toLowerCase();
+  return systemBotEmails(app).includes(key);
 }
 
 /**

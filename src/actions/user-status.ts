@@ -1,7 +1,9 @@
 import type { App } from "../app.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest, botsNotAllowed } from "../errors.js";
+import { badRequest, botsNotAllowed, insufficientPermission, noSuchUser } from "../errors.js";
+import { accessUserById } from "../lib/access-users.js";
+import { isAdminRole } from "../world/roles.js";
 import { resolveEmoji, type Emoji } from "../render/emoji.js";
 import { activeUserIds } from "../lib/recipients.js";
 import { userStatusEvent } from "../presenters/events/users.js";
@@ -24,6 +26,29 @@ const NO_EMOJI: Emoji = { emoji_name: "", emoji_code: "", reaction_type: "unicod
 /** POST /users/me/status: only the values passed change. Humans only. */
 export async function checkUpdateUserStatus(app: App, user: UserRow, input: UserStatusInput): Promise<void> {
   if (bool(user.is_bot)) throw botsNotAllowed();
+  await updateStatus(app, user, input);
+}
+
+/**
+ * POST /users/{user_id}/status: an administrator sets another user's status (Zulip's
+ * update_user_status_admin, whose access_user_by_id(for_admin=True) refuses bots as
+ * "No such user", deactivated users, and anyone but administrators).
+ */
+export async function checkUpdateUserStatusAsAdmin(
+  app: App,
+  actor: UserRow,
+  targetId: number,
+  input: Omit<UserStatusInput, "away">,
+): Promise<void> {
+  const snapshot = await app.realms.get(app.knex, actor.realm_id);
+  const target = accessUserById(snapshot, targetId);
+  if (bool(target.is_bot)) throw noSuchUser();
+  if (!bool(target.is_active)) throw badRequest("User is deactivated");
+  if (!isAdminRole(actor.role)) throw insufficientPermission();
+  await updateStatus(app, target, input);
+}
+
+async function updateStatus(app: App, user: UserRow, input: UserStatusInput): Promise<void> {
   if (input.away === undefined && input.statusText === undefined && input.emojiName === undefined) {
     throw badRequest("Client did not pass any new values.");
   }

@@ -108,6 +108,7 @@ export const ENDPOINTS: readonly RouteEntry[] = [
     ints: ["user_group_id"],
   }),
   route("PATCH", "/users/:user_id_or_email", "admin", api.users, "updateUser"),
+  route("DELETE", "/users/me", "user", api.users, "deactivateOwnUser"),
   route("DELETE", "/users/:user_id", "admin", api.users, "deactivateUser", {
     ints: ["user_id"],
   }),
@@ -124,6 +125,7 @@ export const ENDPOINTS: readonly RouteEntry[] = [
   route("PATCH", "/settings/display", "user", api.settings, "updateDisplaySettings"),
   route("PATCH", "/settings/notifications", "user", api.settings, "updateNotificationSettings"),
   route("PATCH", "/realm", "admin", api.realm, "updateRealm"),
+  route("POST", "/realm/test_welcome_bot_custom_message", "admin", api.realm, "testWelcomeBotCustomMessage"),
   route("PATCH", "/realm/user_settings_defaults", "admin", api.settings, "updateRealmUserDefaults"),
   // bots
   route("POST", "/bots", "user", api.bots, "createBot"),
@@ -163,6 +165,9 @@ export const ENDPOINTS: readonly RouteEntry[] = [
   // user status
   route("POST", "/users/me/status", "user", api.userStatus, "updateOwnStatus"),
   route("GET", "/users/:user_id/status", "user", api.userStatus, "getUserStatus", {
+    ints: ["user_id"],
+  }),
+  route("POST", "/users/:user_id/status", "user", api.userStatus, "updateUserStatus", {
     ints: ["user_id"],
   }),
   // presence

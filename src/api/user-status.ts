@@ -1,4 +1,4 @@
-import { checkUpdateUserStatus } from "../actions/user-status.js";
+import { checkUpdateUserStatus, checkUpdateUserStatusAsAdmin } from "../actions/user-status.js";
 import { defineEndpoint } from "../http/endpoint.js";
 import { p, pathInt } from "../params.js";
 import { accessUserById } from "../lib/access-users.js";
@@ -21,6 +21,29 @@ export const updateOwnStatus = defineEndpoint({
   async handler({ app, user, params }) {
     await checkUpdateUserStatus(app, user, {
       away: params.away,
+      statusText: params.status_text,
+      emojiName: params.emoji_name,
+      emojiCode: params.emoji_code,
+      reactionType: params.reaction_type,
+    });
+    return {};
+  },
+});
+
+/** POST /users/{user_id}/status: administrators set another user's status (no `away`). */
+export const updateUserStatus = defineEndpoint({
+  method: "POST",
+  path: "/users/:user_id/status",
+  auth: "user",
+  params: {
+    user_id: pathInt(),
+    status_text: p.str({ trim: true, maxLength: MAX_STATUS_TEXT_LENGTH }).optional(),
+    emoji_name: p.str().optional(),
+    emoji_code: p.str().optional(),
+    reaction_type: p.str().optional(),
+  },
+  async handler({ app, user, params }) {
+    await checkUpdateUserStatusAsAdmin(app, user, params.user_id, {
       statusText: params.status_text,
       emojiName: params.emoji_name,
       emojiCode: params.emoji_code,

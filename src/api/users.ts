@@ -3,7 +3,11 @@ import {
   checkUpdateOwnProfileData,
   type ProfileDataEntry,
 } from "../actions/custom-profile-fields.js";
-import { checkDeactivateUser, checkReactivateUser } from "../actions/user-activation.js";
+import {
+  checkDeactivateOwnUser,
+  checkDeactivateUser,
+  checkReactivateUser,
+} from "../actions/user-activation.js";
 import { checkCreateUser } from "../actions/user-create.js";
 import { checkUpdateUser } from "../actions/user-update.js";
 import { bool } from "../db/rows.js";
@@ -144,6 +148,18 @@ export const deactivateUser = defineEndpoint({
   },
   async handler({ app, user, realm, params }) {
     await checkDeactivateUser(app, realm.id, user, accessUserById(realm, params.user_id).id);
+    return {};
+  },
+});
+
+/** DELETE /users/me: the caller deactivates their own account. */
+export const deactivateOwnUser = defineEndpoint({
+  method: "DELETE",
+  path: "/users/me",
+  auth: "user",
+  params: {},
+  async handler({ app, user }) {
+    await checkDeactivateOwnUser(app, user);
     return {};
   },
 });

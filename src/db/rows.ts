@@ -52,6 +52,7 @@ export interface RealmRow {
   inline_url_embed_preview: DbBool;
   presence_disabled: DbBool;
   send_welcome_emails: DbBool;
+  welcome_message_custom_text: string;
   digest_emails_enabled: DbBool;
   digest_weekday: number;
   enable_guest_user_indicator: DbBool;

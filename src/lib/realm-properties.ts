@@ -2,7 +2,11 @@ import { bool, type RealmRow } from "../db/rows.js";
 import { badRequest, badValue } from "../errors.js";
 import { p, validate, type Param } from "../params.js";
 import { isLanguageCode } from "../world/languages.js";
-import { MAX_REALM_DESCRIPTION_LENGTH, MAX_REALM_NAME_LENGTH } from "./realm-limits.js";
+import {
+  MAX_REALM_DESCRIPTION_LENGTH,
+  MAX_REALM_NAME_LENGTH,
+  MAX_WELCOME_MESSAGE_CUSTOM_TEXT_LENGTH,
+} from "./realm-limits.js";
 
 /**
  * The organization's own settings (PATCH /realm) that are columns of its row, as Zulip's
@@ -171,4 +175,5 @@ export const REALM_PROPERTIES: readonly RealmProperty[] = [
     },
   }),
   property("waiting_period_threshold", p.int({ min: 0 }), { ownerOnly: true }),
+  property("welcome_message_custom_text", p.str({ maxLength: MAX_WELCOME_MESSAGE_CUSTOM_TEXT_LENGTH })),
 ];

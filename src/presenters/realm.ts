@@ -117,7 +117,7 @@ export function presentRealmState(
     },
     realm_available_video_chat_providers: { disabled: { name: "None", id: 0 } },
     realm_default_external_accounts: {},
-    realm_welcome_message_custom_text: "",
+    realm_welcome_message_custom_text: realm.welcome_message_custom_text,
     zulip_plan_is_not_limited: true,
     upgrade_text_for_wide_organization_logo: "",
     development_environment: false,

@@ -180,6 +180,7 @@ describe("PATCH /realm: organization settings", function () {
         require_unique_names: true,
         send_welcome_emails: false,
         video_chat_provider: 0,
+        welcome_message_custom_text: "Read #**general** first.",
       };
       const before = await realmState();
       let body: Record<string, unknown> = {};
@@ -301,7 +302,11 @@ describe("PATCH /realm: organization settings", function () {
       const events = await watch();
       for (const user of [u.prospero, u.hamlet, u.polonius]) {
         expectError(
-          await patch(user, { name: "Mine now", enable_read_receipts: true }),
+          await patch(user, {
+            name: "Mine now",
+            enable_read_receipts: true,
+            welcome_message_custom_text: "Hi",
+          }),
           400,
           "Must be an organization administrator",
           "UNAUTHORIZED_PRINCIPAL",
@@ -349,6 +354,10 @@ describe("PATCH /realm: organization settings", function () {
       for (const [params, message, code] of [
         [{ name: long(41) }, "name is too long (limit: 40 characters)"],
         [{ description: long(1001) }, "description is too long (limit: 1000 characters)"],
+        [
+          { welcome_message_custom_text: long(8001) },
+          "welcome_message_custom_text is too long (limit: 8000 characters)",
+        ],
         [{ allow_message_editing: "sometimes" }, "allow_message_editing is not a boolean"],
         [{ default_language: "xx" }, "Invalid language 'xx'"],
         [{ giphy_rating: 9 }, "Invalid giphy_rating 9"],

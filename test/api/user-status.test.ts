@@ -240,3 +240,111 @@ describe("user status", function () {
     });
   });
 });
+
+describe("user status: POST /users/{user_id}/status (administrators)", function () {
+  let server: TestServer;
+
+  before(async function () {
+    server = await startTestServer();
+  });
+  after(async function () {
+    await server.close();
+  });
+
+  const fresh = async () => {
+    const realm = await server.factory.realm();
+    const u = (name: string) => realm.users[name]!;
+    const setFor = (actor: string, target: number, params: Params) =>
+      u(actor).client.post(`/users/${target}/status`, params);
+    const statusOf = async (id: number) =>
+      expectSuccess(await u("othello").client.get(`/users/${id}/status`)).status as Record<string, unknown>;
+    return { realm, u, setFor, statusOf };
+  };
+
+  it("sets another user's text and emoji; everyone is told; state plus events equals a fresh register", async function () {
+    const { u, setFor, statusOf } = await fresh();
+    const hamlet = u("hamlet").id;
+    const { queue_id } = await register(u("polonius").client, { event_types: ["user_status"] });
+    await verifyRegisterParity(u("othello").client, {}, async () => {
+      expectSuccess(await setFor("iago", hamlet, { status_text: " on leave ", emoji_name: "car" }));
+      expectSuccess(await setFor("desdemona", hamlet, { status_text: "" }));
+    });
+    expect(await statusOf(hamlet)).to.deep.equal({
+      emoji_name: "car",
+      emoji_code: "1f697",
+      reaction_type: "unicode_emoji",
+    });
+    const told = (await pendingEvents(u("polonius").client, queue_id)).map(({ id: _id, ...e }) => e);
+    expect(told).to.deep.equal([
+      {
+        type: "user_status",
+        user_id: hamlet,
+        status_text: "on leave",
+        emoji_name: "car",
+        emoji_code: "1f697",
+        reaction_type: "unicode_emoji",
+      },
+      { type: "user_status", user_id: hamlet, status_text: "" },
+    ]);
+    // An administrator may set their own status this way too.
+    expectSuccess(await setFor("iago", u("iago").id, { status_text: "here" }));
+    expect(await statusOf(u("iago").id)).to.deep.equal({ status_text: "here" });
+  });
+
+  it("refuses everyone but administrators, changing nothing", async function () {
+    const { u, setFor, statusOf } = await fresh();
+    const hamlet = u("hamlet").id;
+    expectSuccess(await u("hamlet").client.post("/users/me/status", { status_text: "mine" }));
+    const { queue_id } = await register(u("othello").client, { event_types: ["user_status"] });
+    for (const actor of ["prospero", "othello", "polonius"]) {
+      expectError(await setFor(actor, hamlet, { status_text: "theirs" }), 400, "Insufficient permission");
+    }
+    // Not even for oneself: members use /users/me/status.
+    expectError(await setFor("hamlet", hamlet, { status_text: "theirs" }), 400, "Insufficient permission");
+    expect(await statusOf(hamlet)).to.deep.equal({ status_text: "mine" });
+    expect(
+      (await pendingEvents(u("othello").client, queue_id)).filter((e) => e.type !== "heartbeat"),
+    ).to.deep.equal([]);
+  });
+
+  it("refuses unknown users, bots, deactivated users and bad values, changing nothing", async function () {
+    const { realm, u, setFor, statusOf } = await fresh();
+    const bot = await server.factory.user(realm.id, "fool-bot", 400, {
+      isBot: true,
+      botOwnerId: u("iago").id,
+    });
+    expectError(await setFor("iago", 999999, { status_text: "x" }), 400, "No such user");
+    expectError(await setFor("iago", bot.id, { status_text: "x" }), 400, "No such user");
+    expectError(
+      await u("iago").client.post("/users/hamlet/status", { status_text: "x" }),
+      400,
+      "Invalid user_id",
+    );
+    const othello = u("othello").id;
+    expectSuccess(await u("othello").client.post("/users/me/status", { status_text: "before" }));
+    expectSuccess(await u("iago").client.delete(`/users/${othello}`));
+    expectError(await setFor("iago", othello, { status_text: "after" }), 400, "User is deactivated");
+    // A member asking about a deactivated user learns that first, as Zulip's access check orders it.
+    expectError(await setFor("hamlet", othello, { status_text: "after" }), 400, "User is deactivated");
+    expectSuccess(await u("iago").client.post(`/users/${othello}/reactivate`));
+    expect(await statusOf(othello)).to.deep.equal({ status_text: "before" });
+    const hamlet = u("hamlet").id;
+    expectError(await setFor("iago", hamlet, {}), 400, "Client did not pass any new values.");
+    expectError(
+      await setFor("iago", hamlet, { status_text: "x".repeat(61) }),
+      400,
+      "status_text is too long (limit: 60 characters)",
+    );
+    expectError(
+      await setFor("iago", hamlet, { emoji_code: "1f604", status_text: "x" }),
+      400,
+      "Client must pass emoji_name if they pass either emoji_code or reaction_type.",
+    );
+    expectError(
+      await setFor("iago", hamlet, { emoji_name: "no_such_emoji" }),
+      400,
+      "Emoji 'no_such_emoji' does not exist",
+    );
+    expect(await statusOf(hamlet)).to.deep.equal({});
+  });
+});

@@ -6,6 +6,7 @@ import type { RealmSnapshot } from "../../world/realm.js";
 import { configFor, withApp } from "../context.js";
 import { CliError, printJson, printLine } from "../output.js";
 import { requireRealm, requireUserByEmail } from "../realm.js";
+import { NOTIFICATION_BOT } from "../../actions/system-bots.js";
 
 // Loaded when the command runs: a server never needs them (test/cli/lazy-loading.test.ts).
 const messageSendActions = () => import("../../actions/message-send.js");
@@ -22,7 +23,8 @@ interface SendOptions {
 /** The announcing user: the given one, else the realm's Notification Bot. */
 function senderFor(config: Config, realm: RealmSnapshot, email: string | undefined): UserRow {
   if (email !== undefined) return requireUserByEmail(config, realm, email);
-  const bot = realm.systemBots[0];
+  // Not the Welcome Bot, though it may have been made first.
+  const bot = realm.systemBots.find((b) => b.email.startsWith(NOTIFICATION_BOT.localPart));
   if (!bot) throw new CliError("this realm has no Notification Bot; pass --sender");
   return bot;
 }
