@@ -1,0 +1,28 @@
+import type { Knex } from "knex";
+
+/**
+ * Missed-message notifications waiting to be emailed (Zulip's
+ * ScheduledMessageNotificationEmail): one row per recipient and message, written in the
+ * message's own transaction, so a restart or a crash loses none. A user's rows are
+ * emailed together once the oldest is due (`missed_message_email_delay_secs` after it
+ * was sent) and deleted in the transaction that queues the email.
+ */
+export async function up(knex: Knex): Promise<void> {
+  await knex.schema.createTable("missed_message_notifications", (t) => {
+    t.increments("id");
+    t.integer("realm_id").notNullable().references("realms.id").onDelete("CASCADE");
+    t.integer("user_id").notNullable().references("users.id").onDelete("CASCADE");
+    /** No foreign key: a deleted message's rows are dropped when the batch is due. */
+    t.integer("message_id").notNullable();
+    /** Why it is notified (Zulip's NotificationTriggers): "direct_message", "mentioned", ... */
+    t.string("trigger", 40).notNullable();
+    /** Milliseconds since the epoch. */
+    t.bigInteger("due_at").notNullable();
+    t.index(["due_at"], "missed_message_notifications_due");
+    t.index(["user_id"], "missed_message_notifications_user");
+  });
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTable("missed_message_notifications");
+}
