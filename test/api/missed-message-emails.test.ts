@@ -129,9 +129,13 @@ describe("missed-message emails", function () {
 
     it("leaves out deleted messages", async function () {
       const id = await sendDirect(othello, [hamlet], "Burn after reading");
+      await sendDirect(othello, [hamlet], "Keep this one");
       expectSuccess(await othello.client.delete(`/messages/${id}`));
       await afterDelay(server);
-      expect(await emails(server)).to.deep.equal([]);
+      const sent = await emails(server);
+      expect(sent.map((e) => e.to_address)).to.deep.equal([hamlet.email]);
+      expect(sent[0]!.text_body).to.include("Keep this one");
+      expect(sent[0]!.text_body).not.to.include("Burn after reading");
       expect(await pending(server)).to.equal(0);
     });
 
@@ -142,23 +146,31 @@ describe("missed-message emails", function () {
       });
       await sendDirect(hamlet, [hamlet], "Note to self");
       await sendDirect(hamlet, [bot], "Alas");
+      await sendDirect(hamlet, [cordelia, othello], "To both");
       await afterDelay(server);
-      expect(await emails(server)).to.deep.equal([]);
+      expect((await emails(server)).map((e) => e.to_address).sort()).to.deep.equal(
+        [cordelia.email, othello.email].sort(),
+      );
       expect(await pending(server)).to.equal(0);
     });
 
     it("none from a muted sender", async function () {
       expectSuccess(await hamlet.client.post(`/users/me/muted_users/${othello.id}`));
       await sendDirect(othello, [hamlet], "Ignore me not");
+      await sendDirect(othello, [cordelia], "Ignore me not");
       await afterDelay(server);
-      expect(await emails(server)).to.deep.equal([]);
+      expect((await emails(server)).map((e) => e.to_address)).to.deep.equal([cordelia.email]);
     });
 
     it("none with enable_offline_email_notifications off", async function () {
       await setting(hamlet, { enable_offline_email_notifications: false });
       await sendDirect(othello, [hamlet], "Write back");
+      await sendDirect(othello, [cordelia], "Write back");
+      // Mentions too (Zulip's dm_mention_email_disabled_user_ids).
+      const denmark = await createChannel(othello, "Denmark", [othello, hamlet]);
+      await sendToChannel(othello, denmark, "castle", "Hello @**Hamlet Dane**");
       await afterDelay(server);
-      expect(await emails(server)).to.deep.equal([]);
+      expect((await emails(server)).map((e) => e.to_address)).to.deep.equal([cordelia.email]);
     });
 
     it("hides the messages when message_content_in_email_notifications is off", async function () {
@@ -170,6 +182,24 @@ describe("missed-message emails", function () {
       expect(sent[0]!.text_body).not.to.include("A secret plan");
       expect(sent[0]!.html_body).not.to.include("A secret plan");
       expect(sent[0]!.text_body).to.include(`#narrow/dm/${othello.id}/near/${id}`);
+    });
+  });
+
+  describe("the realm's name in the subject (realm_name_in_email_notifications_policy)", function () {
+    it("always: named; automatic: named only when the address has accounts in several realms", async function () {
+      await setting(hamlet, { realm_name_in_email_notifications_policy: 2 });
+      await sendDirect(othello, [hamlet], "One");
+      await sendDirect(othello, [cordelia], "One");
+      await afterDelay(server);
+      expect((await emails(server)).map((e) => [e.to_address, e.subject])).to.have.deep.members([
+        [hamlet.email, "DMs with Othello Dane [Elsinore]"],
+        [cordelia.email, "DMs with Othello Dane"],
+      ]);
+      // Cordelia's address now has an account in a second realm too.
+      await server.factory.realm({ cordelia: 400 }, "Ilyria");
+      await sendDirect(othello, [cordelia], "Two");
+      await afterDelay(server);
+      expect((await emails(server)).at(-1)!.subject).to.equal("DMs with Othello Dane [Elsinore]");
     });
   });
 
@@ -227,8 +257,25 @@ describe("missed-message emails", function () {
         }),
       );
       await sendToChannel(othello, denmark, "castle", "Listen, @**all**");
+      await sendToChannel(othello, denmark, "moat", "And here, @**all**");
       await afterDelay(server);
-      expect(await emails(server)).to.deep.equal([]);
+      // Hamlet only for the topic he did not mute; Cordelia muted the channel.
+      expect((await emails(server)).map((e) => [e.to_address, e.subject])).to.deep.equal([
+        [hamlet.email, "#Denmark > moat"],
+      ]);
+    });
+
+    it("a personal mention emails even in a muted topic (as Zulip)", async function () {
+      expectSuccess(
+        await hamlet.client.post("/user_topics", {
+          stream_id: denmark,
+          topic: "castle",
+          visibility_policy: 1,
+        }),
+      );
+      await sendToChannel(othello, denmark, "castle", "You too, @**Hamlet Dane**");
+      await afterDelay(server);
+      expect((await emails(server)).map((e) => e.to_address)).to.deep.equal([hamlet.email]);
     });
 
     it("a followed topic emails every message in it", async function () {
