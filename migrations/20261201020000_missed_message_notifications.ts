@@ -6,6 +6,9 @@ import type { Knex } from "knex";
  * message's own transaction, so a restart or a crash loses none. A user's rows are
  * emailed together once the oldest is due (`missed_message_email_delay_secs` after it
  * was sent) and deleted in the transaction that queues the email.
+ *
+ * And the realm's `message_content_allowed_in_email_notifications` (Zulip's), which those
+ * emails honour: an organization may keep message content out of every email.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable("missed_message_notifications", (t) => {
@@ -21,8 +24,15 @@ export async function up(knex: Knex): Promise<void> {
     t.index(["due_at"], "missed_message_notifications_due");
     t.index(["user_id"], "missed_message_notifications_user");
   });
+  // Zulip's Realm.message_content_allowed_in_email_notifications.
+  await knex.schema.alterTable("realms", (t) => {
+    t.boolean("message_content_allowed_in_email_notifications").notNullable().defaultTo(true);
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.alterTable("realms", (t) => {
+    t.dropColumn("message_content_allowed_in_email_notifications");
+  });
   await knex.schema.dropTable("missed_message_notifications");
 }

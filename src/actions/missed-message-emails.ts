@@ -161,7 +161,10 @@ async function emailsFor(
       .map((m) => m.recipient_type_id),
   );
   const realmNameInSubject = await wantsRealmName(tx, user);
-  const showContent = bool(user.message_content_in_email_notifications);
+  // Zulip's message_content_allowed_in_missedmessage_emails: the realm may forbid it for all.
+  const showContent =
+    bool(realm.realm.message_content_allowed_in_email_notifications) &&
+    bool(user.message_content_in_email_notifications);
   const nameOf = (id: number) => realm.userOrSystemBot(id)?.full_name ?? "Unknown user";
   const emails: QueuedEmail[] = [];
   // Buckets keep the order of their oldest message; Zulip sends the least recently active first.

@@ -53,6 +53,7 @@ export interface RealmRow {
   presence_disabled: DbBool;
   send_welcome_emails: DbBool;
   digest_emails_enabled: DbBool;
+  message_content_allowed_in_email_notifications: DbBool;
   digest_weekday: number;
   enable_guest_user_indicator: DbBool;
   enable_guest_user_dm_warning: DbBool;

@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { expect } from "chai";
 import { createChannel } from "../helpers/channels.js";
-import { expectSuccess, type Params } from "../helpers/client.js";
+import { expectError, expectSuccess, type Params } from "../helpers/client.js";
 import type { TestRealm, TestUser } from "../helpers/factories.js";
 import { sendDirect, sendToChannel } from "../helpers/message-send.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -182,6 +182,33 @@ describe("missed-message emails", function () {
       expect(sent[0]!.text_body).not.to.include("A secret plan");
       expect(sent[0]!.html_body).not.to.include("A secret plan");
       expect(sent[0]!.text_body).to.include(`#narrow/dm/${othello.id}/near/${id}`);
+    });
+  });
+
+  describe("the realm's message_content_allowed_in_email_notifications", function () {
+    it("an administrator turns message content off for everyone's emails", async function () {
+      const iago = realm.users.iago!;
+      expectSuccess(
+        await iago.client.patch("/realm", { message_content_allowed_in_email_notifications: false }),
+      );
+      const state = expectSuccess(await hamlet.client.post("/register", { fetch_event_types: ["realm"] }));
+      expect(state.realm_message_content_allowed_in_email_notifications).to.equal(false);
+      await sendDirect(othello, [cordelia], "Between us");
+      await afterDelay(server);
+      const sent = await emails(server);
+      expect(sent.map((e) => [e.to_address, e.subject])).to.deep.equal([[cordelia.email, "New messages"]]);
+      expect(sent[0]!.text_body).not.to.include("Between us");
+    });
+
+    it("a member may not change it, and nothing changes", async function () {
+      expectError(
+        await hamlet.client.patch("/realm", { message_content_allowed_in_email_notifications: false }),
+        400,
+        "Must be an organization administrator",
+        "UNAUTHORIZED_PRINCIPAL",
+      );
+      const row = await server.app.knex("realms").where({ id: realm.id }).first();
+      expect(Boolean(row.message_content_allowed_in_email_notifications)).to.equal(true);
     });
   });
 
