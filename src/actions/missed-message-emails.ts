@@ -1,7 +1,7 @@
 import type { App } from "../app.js";
 import { realmUrl } from "../config.js";
 import { RECIPIENT_TYPE } from "../db/channel-rows.js";
-import { bool, int, type DbBigInt, type UserRow } from "../db/rows.js";
+import { bool, int, type DbBigInt, type DbBool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { channelMessageUrl, directMessageUrl } from "../lib/message-links.js";
 import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
@@ -38,6 +38,7 @@ interface PendingRow {
   realm_id: number;
   message_id: number;
   trigger: EmailTrigger;
+  seen_off: DbBool;
 }
 
 interface MissedMessage {
@@ -54,15 +55,17 @@ interface MissedMessage {
 /** Emails every due batch; returns when the next one falls due (UNIX seconds) or null. */
 export async function sendDueMissedMessageEmails(app: App): Promise<number | null> {
   const nowMs = app.clock.nowMs();
+  // The server's delay, whoever wrote the notification (an admin command has its own config).
+  const delayMs = app.config.missed_message_email_delay_secs * 1000;
   const userIds = await app
     .knex("missed_message_notifications")
-    .where("due_at", "<=", nowMs)
+    .where("sent_at", "<=", nowMs - delayMs)
     .distinct()
     .limit(USERS_PER_RUN)
     .pluck<number[]>("user_id");
-  // One process alone decided who was off when the messages were sent; with several, the
-  // queue store says now (queue-sharing processes cannot tell at send time, without a query).
-  const online = app.events.replicated ? await app.events.usersReceivingMessages(userIds) : new Set<number>();
+  // For notifications whose sender could not see the user's queues (another worker's, or
+  // an admin command's): who has a live queue now, in memory or from the store (one query).
+  const online = await app.events.usersReceivingMessages(userIds);
   for (const userId of userIds) {
     try {
       await app.db.transaction((tx) => emailBatch(app, tx, userId, online.has(userId)));
@@ -73,8 +76,8 @@ export async function sendDueMissedMessageEmails(app: App): Promise<number | nul
   if (userIds.length === USERS_PER_RUN) return nowMs / 1000;
   const next = await app
     .knex("missed_message_notifications")
-    .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(due_at) AS next"));
-  return next?.next == null ? null : int(next.next) / 1000;
+    .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(sent_at) AS next"));
+  return next?.next == null ? null : (int(next.next) + delayMs) / 1000;
 }
 
 async function emailBatch(app: App, tx: Tx, userId: number, online: boolean): Promise<void> {
@@ -82,7 +85,7 @@ async function emailBatch(app: App, tx: Tx, userId: number, online: boolean): Pr
   const pending = await tx
     .knex("missed_message_notifications")
     .where({ user_id: userId })
-    .select<PendingRow[]>("id", "realm_id", "message_id", "trigger");
+    .select<PendingRow[]>("id", "realm_id", "message_id", "trigger", "seen_off");
   if (pending.length === 0) return;
   const deleted = await tx
     .knex("missed_message_notifications")
@@ -92,12 +95,14 @@ async function emailBatch(app: App, tx: Tx, userId: number, online: boolean): Pr
     )
     .delete();
   if (deleted !== pending.length) throw new BatchTaken();
-  if (online) return;
+  // A user on now drops what was written without knowing whether they were off.
+  const kept = online ? pending.filter((row) => bool(row.seen_off)) : pending;
+  if (kept.length === 0) return;
   const realm = await app.realms.get(tx.knex, pending[0]!.realm_id);
   const user = realm.user(userId);
   if (!user || !bool(user.is_active) || bool(user.is_bot) || !bool(user.enable_offline_email_notifications))
     return;
-  const triggers = new Map(pending.map((row) => [row.message_id, row.trigger]));
+  const triggers = new Map(kept.map((row) => [row.message_id, row.trigger]));
   const messages = await unreadMessages(tx, userId, [...triggers.keys()]);
   if (messages.length === 0) return;
   const emails = await emailsFor(app, tx, realm, user, messages, triggers);

@@ -13,8 +13,9 @@ import { VISIBILITY } from "../lib/user-topics.js";
  * worker (missed-message-emails.ts) emails each user's batch when it falls due.
  *
  * Who is off is decided here from this process's queues, in memory. With several
- * processes a user's queue may live in another one, so every candidate is written and
- * the worker asks the queue store when the batch falls due (one query per batch).
+ * processes a user's queue may live in another one (and an admin command serves none),
+ * so every candidate is written, not `seen_off`, and the worker asks the queues when
+ * the batch falls due.
  */
 export async function queueMissedMessageNotifications(
   app: App,
@@ -22,11 +23,10 @@ export async function queueMissedMessageNotifications(
   messages: readonly PreparedMessage[],
   messageIds: readonly number[],
 ): Promise<void> {
-  const isOff = app.events.replicated
-    ? () => true
-    : (userId: number) => !app.events.receivesMessagesHere(userId);
-  const dueAt = app.clock.nowMs() + app.config.missed_message_email_delay_secs * 1000;
-  const rows: Array<[number, number, number, EmailTrigger, number]> = [];
+  const seenOff = app.events.serving && !app.events.replicated;
+  const isOff = seenOff ? (userId: number) => !app.events.receivesMessagesHere(userId) : () => true;
+  const sentAt = app.clock.nowMs();
+  const rows: Array<[number, number, number, EmailTrigger, boolean, number]> = [];
   for (const [i, message] of messages.entries()) {
     const candidates = emailCandidates(message, isOff);
     if (candidates.length === 0) continue;
@@ -42,17 +42,18 @@ export async function queueMissedMessageNotifications(
     };
     for (const userId of candidates) {
       const trigger = emailTrigger(message, userId, ctx);
-      if (trigger) rows.push([realm.id, userId, messageIds[i]!, trigger, dueAt]);
+      if (trigger) rows.push([realm.id, userId, messageIds[i]!, trigger, seenOff, sentAt]);
     }
   }
   if (rows.length === 0) return;
   await bulkInsert(
     tx.knex,
     "missed_message_notifications",
-    ["realm_id", "user_id", "message_id", "trigger", "due_at"],
+    ["realm_id", "user_id", "message_id", "trigger", "seen_off", "sent_at"],
     rows,
   );
-  tx.afterCommit(() => app.missedMessageEmails.noteDue(dueAt / 1000));
+  const dueSecs = (sentAt + app.config.missed_message_email_delay_secs * 1000) / 1000;
+  tx.afterCommit(() => app.missedMessageEmails.noteDue(dueSecs));
 }
 
 /** Every user's visibility policy for one topic: one indexed query (user_topics_stream_topic). */

@@ -152,6 +152,11 @@ export class EventHub implements EventSink {
     for (const queue of this.queues.values()) queue.finishWait([]);
   }
 
+  /** Whether this process serves event queues (a server; not an admin command). */
+  get serving(): boolean {
+    return this.gcTimer !== null;
+  }
+
   get size(): number {
     return this.queues.size;
   }

@@ -175,6 +175,8 @@ export async function startEvents(app: App): Promise<void> {
   app.onClose.push(
     await watchExternalChanges(app.db.knex, app.config.external_change_poll_ms, () => {
       dropAllCaches(app);
+      // An admin command's messages may have queued missed-message notifications.
+      app.missedMessageEmails.noteDue(app.clock.nowMs() / 1000);
       drainOutbox(app.db).catch((err: unknown) => app.logger.error("publishing outbox events failed", err));
       // The command's invalidations, just applied, would otherwise pile up until a restart.
       clearUnreadLog(app.db.knex).catch((err: unknown) =>
