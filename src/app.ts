@@ -59,6 +59,11 @@ export interface App {
    * the request path: told of new deliveries after commits, started with the event queues.
    */
   readonly outgoingWebhooks: DueTimer;
+  /**
+   * Emails users' missed messages in batches (actions/missed-message-emails.ts): told of
+   * new due times after commits, started with the event queues.
+   */
+  readonly missedMessageEmails: DueTimer;
   /** The private targets outgoing webhooks may reach (`webhook_allowed_private_hosts`), parsed once. */
   readonly webhookAllowedHosts: AllowedPrivateHosts;
   /** Outgoing webhook deliveries under way, by delivery ID. */

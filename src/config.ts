@@ -313,6 +313,13 @@ export const SETTINGS = {
     description:
       "Wait before retrying an outgoing webhook after a timeout or connection error; doubled on each retry.",
   }),
+  missed_message_email_delay_secs: setting.int({
+    default: 120,
+    min: 1,
+    max: 86400,
+    description:
+      "How long after a missed direct message or mention the email about it waits, so that a burst becomes one email and what was read meanwhile is left out.",
+  }),
   smtp_host: setting.string({
     default: "",
     description:

@@ -15,6 +15,7 @@ import { messageEvent } from "../presenters/events/messages.js";
 import { presentMessage, type MessageRow } from "../presenters/messages.js";
 import { presentSubmessage } from "../presenters/submessages.js";
 import { plainText } from "../render/message.js";
+import { queueMissedMessageNotifications } from "./missed-message-queue.js";
 import { queueOutgoingWebhooks } from "./outgoing-webhook-queue.js";
 import { doClaimForSentMessages } from "./uploads.js";
 import type { RealmSnapshot } from "../world/realm.js";
@@ -162,6 +163,12 @@ export async function doSendMessages(
       sender: message.sender,
       pathIds: message.rendered.potentialAttachmentPathIds,
     })),
+  );
+  await queueMissedMessageNotifications(
+    app,
+    tx,
+    messages,
+    rows.map((row) => row.id),
   );
 
   for (const [i, message] of messages.entries()) {

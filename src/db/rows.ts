@@ -54,6 +54,7 @@ export interface RealmRow {
   send_welcome_emails: DbBool;
   welcome_message_custom_text: string;
   digest_emails_enabled: DbBool;
+  message_content_allowed_in_email_notifications: DbBool;
   digest_weekday: number;
   enable_guest_user_indicator: DbBool;
   enable_guest_user_dm_warning: DbBool;

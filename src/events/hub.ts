@@ -94,7 +94,13 @@ export interface QueueReplica {
   remove(queue: EventQueue): Promise<void>;
   /** The client polled (its acknowledgement is stored soon). */
   touched(queue: EventQueue): void;
+  /** Of these users, those with a stored queue (on any process) that receives messages. */
+  usersReceivingMessages(userIds: readonly number[]): Promise<Set<number>>;
 }
+
+/** Zulip's ClientDescriptor.accepts_messages: the queue was registered for message events. */
+export const acceptsMessages = (options: { readonly eventTypes: readonly string[] | null }): boolean =>
+  options.eventTypes === null || options.eventTypes.includes("message");
 
 export interface HubSettings {
   heartbeatMs: number;
@@ -144,6 +150,11 @@ export class EventHub implements EventSink {
     if (this.gcTimer) clearInterval(this.gcTimer);
     this.gcTimer = null;
     for (const queue of this.queues.values()) queue.finishWait([]);
+  }
+
+  /** Whether this process serves event queues (a server; not an admin command). */
+  get serving(): boolean {
+    return this.gcTimer !== null;
   }
 
   get size(): number {
@@ -292,6 +303,22 @@ export class EventHub implements EventSink {
         this.removeQueue(queue).catch(() => this.deleteQueue(queue));
       }
     }
+  }
+
+  /**
+   * Whether one of the user's queues in this process receives messages: Zulip's
+   * receiver_is_off_zulip, negated. A queue counts until it is garbage-collected. With
+   * several processes a queue may live in another one: ask `usersReceivingMessages`.
+   */
+  receivesMessagesHere(userId: number): boolean {
+    for (const queue of this.queuesByUser.get(userId) ?? []) if (acceptsMessages(queue.options)) return true;
+    return false;
+  }
+
+  /** Of these users, those with a live queue that receives messages, in any process. */
+  async usersReceivingMessages(userIds: readonly number[]): Promise<Set<number>> {
+    if (this.replica) return this.replica.usersReceivingMessages(userIds);
+    return new Set(userIds.filter((userId) => this.receivesMessagesHere(userId)));
   }
 
   deleteQueuesOfUser(userId: number): void {

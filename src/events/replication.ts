@@ -15,12 +15,14 @@ import {
 } from "../db/event-log.js";
 import { isPostgres } from "../db/dialect.js";
 import { notifyExternalChange } from "../db/pg-change-watch.js";
-import type { EventHub, QueueReplica } from "./hub.js";
+import { acceptsMessages, type EventHub, type QueueReplica } from "./hub.js";
 import type { EventQueue } from "./queue.js";
 import type { QueueOptions } from "../wire/events.js";
 
 /** Entries read per query while catching up. */
 const BATCH = 500;
+/** User IDs per query (SQLite's bound-parameter limit). */
+const USER_CHUNK = 500;
 
 /** What applying an entry does besides queues: caches observe events and drop entries (events/fanout.ts). */
 export interface LogApplier {
@@ -233,6 +235,20 @@ export class Replication implements EventLogHooks, QueueReplica {
       this.hub.adopt(queue);
       return queue;
     });
+  }
+
+  /** A stored queue is live until the sweep below drops it (as a queue until GC in one process). */
+  async usersReceivingMessages(userIds: readonly number[]): Promise<Set<number>> {
+    const live = new Set<number>();
+    for (let i = 0; i < userIds.length; i += USER_CHUNK) {
+      const rows = await this.reader("event_queues")
+        .whereIn("user_id", userIds.slice(i, i + USER_CHUNK))
+        .select<Array<{ user_id: number; options: string }>>("user_id", "options");
+      for (const row of rows) {
+        if (acceptsMessages(JSON.parse(row.options) as QueueOptions)) live.add(row.user_id);
+      }
+    }
+    return live;
   }
 
   async remove(queue: EventQueue): Promise<void> {

@@ -134,6 +134,7 @@ export const REALM_PROPERTIES: readonly RealmProperty[] = [
   }),
   boolean("inline_image_preview"),
   boolean("inline_url_embed_preview"),
+  boolean("message_content_allowed_in_email_notifications"),
   boolean("invite_required", { ownerOnly: true }),
   timeLimit("message_content_delete_limit_seconds"),
   timeLimit("message_content_edit_limit_seconds"),

@@ -84,6 +84,9 @@ export function presentRealmState(
     realm_inline_url_embed_preview: bool(realm.inline_url_embed_preview),
     realm_presence_disabled: bool(realm.presence_disabled),
     realm_send_welcome_emails: bool(realm.send_welcome_emails),
+    realm_message_content_allowed_in_email_notifications: bool(
+      realm.message_content_allowed_in_email_notifications,
+    ),
     // As Zulip: only where the server sends digest emails, which chatd never does.
     realm_digest_emails_enabled: bool(realm.digest_emails_enabled) && SEND_DIGEST_EMAILS,
     settings_send_digest_emails: SEND_DIGEST_EMAILS,
@@ -110,7 +113,6 @@ export function presentRealmState(
     realm_upload_quota_mib: config.realm_upload_quota_mib === 0 ? null : config.realm_upload_quota_mib,
     realm_want_advertise_in_communities_directory: false,
     realm_require_e2ee_push_notifications: false,
-    realm_message_content_allowed_in_email_notifications: true,
     realm_bot_domain: new URL(url).hostname,
     realm_authentication_methods: {
       Email: { enabled: true, available: true },
