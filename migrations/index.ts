@@ -20,6 +20,7 @@ import * as workClaims from "./20261128000000_work_claims.js";
 import * as presenceSequence from "./20261129000000_presence_sequence.js";
 import * as sessions from "./20261130000000_sessions.js";
 import * as emailAndConfirmations from "./20261201000000_email_and_confirmations.js";
+import * as invitations from "./20261201010000_invitations.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -49,4 +50,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261129000000_presence_sequence", presenceSequence],
   ["20261130000000_sessions", sessions],
   ["20261201000000_email_and_confirmations", emailAndConfirmations],
+  ["20261201010000_invitations", invitations],
 ];
