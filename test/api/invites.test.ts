@@ -25,6 +25,8 @@ describe("invitations: /invites", function () {
 
   before(async function () {
     server = await startTestServer();
+    // Timestamps are asserted exactly: time moves only when a test says so.
+    server.clock.freeze();
     realm = await server.factory.realm();
     u = cast(realm);
     general = await createChannel(u.iago, "general", [u.iago]);
