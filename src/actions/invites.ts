@@ -104,7 +104,7 @@ export function parseInviteeEmails(raw: string): string[] {
   return [...emails];
 }
 
-type InvitationFailure = [email: string, message: string, deactivated: boolean];
+export type InvitationFailure = [email: string, message: string, deactivated: boolean];
 
 const invitationFailed = (message: string, errors: InvitationFailure[], sentInvitations: boolean) =>
   new JsonableError(message, "INVITATION_FAILED", 400, {
@@ -232,16 +232,36 @@ export interface SentInvitation {
 /**
  * POST /invites (Zulip's invite_users_backend and do_invite_users): one invitation and
  * one email per address; addresses that already have an account are skipped and named
- * in an INVITATION_FAILED error after the others were invited. Returns the links (the
- * CLI prints them; the API does not show them).
+ * in an INVITATION_FAILED error after the others were invited.
  */
 export async function checkInviteUsers(
   app: App,
   actor: UserRow,
   rawEmails: string,
   terms: InvitationTerms,
-): Promise<SentInvitation[]> {
-  const result = await app.db.transaction(async (tx) => {
+): Promise<void> {
+  const { skipped } = await checkInviteUsersSkipping(app, actor, rawEmails, terms);
+  if (skipped.length > 0) {
+    throw invitationFailed(
+      "Some of those addresses are already using Zulip, so we didn't send them an invitation. " +
+        "We did send invitations to everyone else!",
+      skipped,
+      true,
+    );
+  }
+}
+
+/**
+ * The invitations of checkInviteUsers, returning their links (the CLI prints them) and the
+ * addresses skipped rather than refusing after the fact.
+ */
+export async function checkInviteUsersSkipping(
+  app: App,
+  actor: UserRow,
+  rawEmails: string,
+  terms: InvitationTerms,
+): Promise<{ sent: SentInvitation[]; skipped: InvitationFailure[] }> {
+  return app.db.transaction(async (tx) => {
     const realm = await app.realms.get(tx.knex, actor.realm_id);
     checkMayInvite(realm, actor, "can_invite_users_group", terms.inviteAs);
     if (rawEmails === "") throw badRequest("You must specify at least one email address.");
@@ -281,15 +301,6 @@ export async function checkInviteUsers(
     notifyInvitesChanged(realm, tx, actor.id);
     return { sent, skipped };
   });
-  if (result.skipped.length > 0) {
-    throw invitationFailed(
-      "Some of those addresses are already using Zulip, so we didn't send them an invitation. " +
-        "We did send invitations to everyone else!",
-      result.skipped,
-      true,
-    );
-  }
-  return result.sent;
 }
 
 /** POST /invites/multiuse: a reusable link (Zulip's do_create_multiuse_invite_link). */

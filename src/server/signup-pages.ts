@@ -1,6 +1,6 @@
 import type { Context, Middleware } from "koa";
 import type { App } from "../app.js";
-import { checkSignUp, findJoinLink, type JoinLink, type JoinLookup } from "../actions/signup.js";
+import type { JoinLink, JoinLookup } from "../actions/signup.js";
 import { JsonableError } from "../errors.js";
 import { publicOrigin, validateSameOrigin } from "../http/auth.js";
 import { requestParams } from "../http/body.js";
@@ -18,6 +18,10 @@ import { head, PAGE_HEADERS, PAGE_POLICY } from "./web-pages.js";
  * used, revoked or has expired says so and shows no form. Server-rendered like the login
  * page, and, like it, POSTs are checked to come from this site.
  */
+// Loaded on the first sign-up: it brings user creation and message sending, which an idle
+// server does not need (test/cli/lazy-loading.test.ts).
+const signupActions = () => import("../actions/signup.js");
+
 export function signupPages(app: App, manifest: WebManifest | null = loadWebManifest()): Middleware {
   return async (ctx, next) => {
     const match = /^\/join\/([^/]+)\/?$/.exec(ctx.path);
@@ -41,7 +45,7 @@ const GONE: Record<Exclude<JoinLookup["state"], "valid">, string> = {
 };
 
 async function joinPage(app: App, ctx: Context, manifest: WebManifest | null, token: string): Promise<void> {
-  const found = await findJoinLink(app, token);
+  const found = await (await signupActions()).findJoinLink(app, token);
   if (found.state !== "valid") return gonePage(app, ctx, manifest, found.state);
   render(ctx, 200, await page(app, manifest, { link: found.link, token }));
 }
@@ -62,11 +66,11 @@ async function join(app: App, ctx: Context, manifest: WebManifest | null, token:
     fullName: params.get("full_name") ?? "",
     password: params.get("password") ?? "",
   };
-  const found = await findJoinLink(app, token);
+  const found = await (await signupActions()).findJoinLink(app, token);
   if (found.state !== "valid") return gonePage(app, ctx, manifest, found.state);
   try {
     validateSameOrigin({ method: ctx.method, header: (name) => ctx.get(name) }, publicOrigin(app));
-    const result = await checkSignUp(app, found.link, form);
+    const result = await (await signupActions()).checkSignUp(app, found.link, form);
     if (result.kind === "gone") return gonePage(app, ctx, manifest, "used");
     if (result.kind === "confirmation_sent") {
       const notice =
