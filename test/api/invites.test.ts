@@ -127,6 +127,17 @@ describe("invitations: /invites", function () {
     expect(await invites()).to.deep.equal(before);
     expect(await emailsTo("dave@example.com")).to.deep.equal([]);
     expectError(await invite(u.iago, ""), 400, "You must specify at least one email address.");
+    expectError(
+      await invite(u.iago, "dave@example.com", { invite_expires_in_minutes: 0 }),
+      400,
+      "invite_expires_in_minutes is too small",
+    );
+    expectError(
+      await invite(u.iago, "dave@example.com", { stream_ids: "general" }),
+      400,
+      "stream_ids is not valid JSON",
+    );
+    expect(await invites()).to.deep.equal(before);
   });
 
   it("only owners invite owners, only administrators invite administrators or moderators", async function () {
@@ -154,6 +165,8 @@ describe("invitations: /invites", function () {
   it("follows can_invite_users_group and refuses guests; nothing changes", async function () {
     const before = await invites();
     expectError(await invite(u.polonius, "g@example.com"), 400, "Not allowed for guest users");
+    expectError(await u.polonius.client.get("/invites"), 400, "Not allowed for guest users");
+    expectError(await u.polonius.client.post("/invites/multiuse", {}), 400, "Not allowed for guest users");
     const admins = await systemGroupId(server, realm, "role:administrators");
     const members = await systemGroupId(server, realm, "role:members");
     await setRealmFields(server, realm, { can_invite_users_group_id: admins });
