@@ -20,6 +20,7 @@ import * as workClaims from "./20261128000000_work_claims.js";
 import * as presenceSequence from "./20261129000000_presence_sequence.js";
 import * as sessions from "./20261130000000_sessions.js";
 import * as emailAndConfirmations from "./20261201000000_email_and_confirmations.js";
+import * as invitations from "./20261201010000_invitations.js";
 import * as missedMessageNotifications from "./20261201020000_missed_message_notifications.js";
 import * as welcomeMessageCustomText from "./20261202100000_welcome_message_custom_text.js";
 
@@ -51,6 +52,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261129000000_presence_sequence", presenceSequence],
   ["20261130000000_sessions", sessions],
   ["20261201000000_email_and_confirmations", emailAndConfirmations],
+  ["20261201010000_invitations", invitations],
   ["20261201020000_missed_message_notifications", missedMessageNotifications],
   ["20261202100000_welcome_message_custom_text", welcomeMessageCustomText],
 ];

@@ -41,6 +41,7 @@ export type ErrorCode =
   | "ANOMALOUS_WEBHOOK_PAYLOAD"
   | "MISSING_HTTP_EVENT_HEADER"
   | "CSRF_FAILED"
+  | "INVITATION_FAILED"
   | "INTERNAL_SERVER_ERROR";
 
 export class JsonableError extends Error {

@@ -7,6 +7,8 @@ export interface QueuedEmail {
   readonly realmId: number | null;
   readonly to: string;
   readonly content: EmailContent;
+  /** UNIX seconds: not before then (a reminder); default now. */
+  readonly sendAt?: number;
 }
 
 /**
@@ -25,7 +27,7 @@ export async function queueEmails(app: App, tx: Tx, emails: readonly QueuedEmail
       html_body: email.content.html,
       state: "queued",
       tries: 0,
-      next_attempt_at: nowMs,
+      next_attempt_at: email.sendAt === undefined ? nowMs : email.sendAt * 1000,
       created_at: tx.now,
     })),
   );

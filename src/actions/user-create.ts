@@ -18,7 +18,10 @@ import { ROLE, type Role } from "../world/roles.js";
 import { directSystemGroupsForRole, type SystemGroupName } from "../world/system-groups.js";
 import { presentUser } from "../presenters/users.js";
 import { EMAIL_VISIBILITY } from "../permissions/email-visibility.js";
-import { doSubscribeToDefaultChannels } from "./subscriptions.js";
+import { doAddSubscriptions, doSubscribeToDefaultChannels } from "./subscriptions.js";
+import { loadWorld } from "../cache/world.js";
+import type { ChannelRow } from "../db/channel-rows.js";
+import { isArchived } from "../permissions/channel-access.js";
 import { doAddNewUserHistory } from "./new-user-history.js";
 import { realmUserDefaultsRow } from "../queries/user-settings.js";
 import { settingsCopiedForNewUser } from "../world/user-settings.js";
@@ -42,6 +45,10 @@ export interface CreateUserInput {
   defaultSendingStreamId?: number | null;
   defaultEventsRegisterStreamId?: number | null;
   defaultAllPublicStreams?: boolean;
+  /** People: whether they join the realm's default channels (an invitation decides; default yes). */
+  defaultChannels?: boolean;
+  /** People: further channels they join (an invitation's). */
+  channelIds?: readonly number[];
 }
 
 /**
@@ -117,8 +124,20 @@ export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Pr
       recipients.keys(),
     );
   }
-  // New people join the realm's default channels (bots do not), with their recent history.
-  const joined = await doSubscribeToDefaultChannels(app, tx, user);
+  // New people join the realm's default channels (bots do not) unless an invitation says
+  // otherwise, and the invitation's channels, with their recent history.
+  const joined = input.defaultChannels === false ? [] : await doSubscribeToDefaultChannels(app, tx, user);
+  if (!input.isBot && input.channelIds && input.channelIds.length > 0) {
+    const world = await loadWorld(app, tx.knex, user.realm_id);
+    const joinedIds = new Set(joined.map((c) => c.id));
+    const more = input.channelIds
+      .map((channelId) => world.channels.channel(channelId))
+      .filter((c): c is ChannelRow => c !== undefined && !isArchived(c) && !joinedIds.has(c.id));
+    if (more.length > 0) {
+      await doAddSubscriptions(app, tx, world, more, [user], { fromUserCreation: true });
+      joined.push(...more);
+    }
+  }
   await doAddNewUserHistory(tx, user, joined);
   return user;
 }

@@ -19,6 +19,7 @@ const api = {
   drafts: () => import("./drafts.js"),
   events: () => import("./events.js"),
   incomingWebhooks: () => import("./incoming-webhooks.js"),
+  invites: () => import("./invites.js"),
   linkifiers: () => import("./linkifiers.js"),
   messageDelete: () => import("./message-delete.js"),
   messageEdit: () => import("./message-edit.js"),
@@ -201,6 +202,17 @@ export const ENDPOINTS: readonly RouteEntry[] = [
     ints: ["filter_id"],
   }),
   route("PATCH", "/realm/linkifiers", "admin", api.linkifiers, "reorderLinkifiers"),
+  // invitations
+  route("GET", "/invites", "user", api.invites, "getInvites"),
+  route("POST", "/invites", "user", api.invites, "sendInvites"),
+  route("POST", "/invites/multiuse", "user", api.invites, "createInviteLink"),
+  route("DELETE", "/invites/multiuse/:invite_id", "user", api.invites, "revokeInviteLink", {
+    ints: ["invite_id"],
+  }),
+  route("DELETE", "/invites/:invite_id", "user", api.invites, "revokeEmailInvite", { ints: ["invite_id"] }),
+  route("POST", "/invites/:invite_id/resend", "user", api.invites, "resendEmailInvite", {
+    ints: ["invite_id"],
+  }),
   // code playgrounds
   route("POST", "/realm/playgrounds", "admin", api.playgrounds, "addPlayground"),
   route("DELETE", "/realm/playgrounds/:playground_id", "admin", api.playgrounds, "removePlayground", {

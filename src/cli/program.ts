@@ -5,6 +5,7 @@ import { botCommand } from "./commands/bot.js";
 import { channelCommand } from "./commands/channel.js";
 import { dbCommand } from "./commands/db.js";
 import { initCommand } from "./commands/init.js";
+import { inviteCommand } from "./commands/invite.js";
 import { messageCommand } from "./commands/message.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { serveCommand } from "./commands/serve.js";
@@ -26,6 +27,7 @@ export function createProgram(): Command {
     .addCommand(migrateCommand)
     .addCommand(userCommand)
     .addCommand(channelCommand)
+    .addCommand(inviteCommand)
     .addCommand(botCommand)
     .addCommand(messageCommand)
     .addCommand(topicCommand)

@@ -57,6 +57,7 @@ const TEMPORARY = "/user_uploads/temporary/";
  * is `temporary`, `%41` is the token's `A`). The file name stays.
  */
 export function loggablePath(path: string): string {
+  if (isJoinPath(path)) return JOIN_REDACTED;
   if (!path.startsWith(TEMPORARY) && !(path.includes("%") || path.includes("//"))) return path;
   const segments = path.split("/").filter((segment) => segment !== "");
   if (
@@ -68,6 +69,10 @@ export function loggablePath(path: string): string {
   const name = segments.length > 3 ? `/${segments[segments.length - 1]}` : "";
   return `${TEMPORARY}[redacted]${name}`;
 }
+
+/** Sign-up links (/join/<token>/) carry a confirmation token: logs never keep it. */
+const JOIN_REDACTED = "/join/[redacted]/";
+const isJoinPath = (path: string) => decodedSegment(path.split("/")[1] ?? "") === "join";
 
 function decodedSegment(segment: string): string {
   try {

@@ -9,6 +9,7 @@ import { failure, logRequest } from "../http/outcome.js";
 import { apiPath } from "../http/prefixes.js";
 import { Router, type Resolution } from "../http/router.js";
 import { clientsPage } from "./clients-page.js";
+import { signupPages } from "./signup-pages.js";
 import { webApp } from "./web-app.js";
 import { webAssets } from "./web-assets.js";
 import { staticFiles } from "./static-files.js";
@@ -80,6 +81,7 @@ function createHttpApp(app: App, router: Router): Koa {
   // Outside the API: uploaded files and avatars, the web client's pages and built files, the
   // page on other clients and the files under /static.
   koa.use(userUploads(app));
+  koa.use(signupPages(app));
   koa.use(webApp(app));
   koa.use(webAssets());
   koa.use(clientsPage(app));

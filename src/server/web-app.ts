@@ -65,7 +65,7 @@ async function currentSession(app: App, ctx: Context): Promise<Current | null> {
   return session ? { token, session } : null;
 }
 
-async function realmInfo(app: App): Promise<RealmInfo> {
+export async function realmInfo(app: App): Promise<RealmInfo> {
   const realm = await app.realms.primaryRealm(app.knex);
   return {
     name: realm?.realm.name ?? "chatd",
@@ -166,12 +166,12 @@ async function logout(app: App, ctx: Context): Promise<void> {
   redirect(ctx, "/");
 }
 
-const cookieOptions = (app: App, maxAgeSecs: number) => ({
+export const cookieOptions = (app: App, maxAgeSecs: number) => ({
   secure: app.config.external_url.startsWith("https:"),
   maxAgeSecs,
 });
 
-function redirect(ctx: Context, location: string): void {
+export function redirect(ctx: Context, location: string): void {
   ctx.status = 303;
   ctx.set("Cache-Control", "no-store");
   ctx.redirect(location);

@@ -39,7 +39,7 @@ export const PAGE_HEADERS = (policy: string): Record<string, string> => ({
 
 export type Theme = "light" | "dark" | null;
 
-function head(title: string, theme: Theme, extra: string): string {
+export function head(title: string, theme: Theme, extra: string): string {
   const themeAttr = theme ? ` data-theme="${theme}"` : "";
   return `<!doctype html>
 <html lang="en"${themeAttr}>

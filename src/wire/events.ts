@@ -63,7 +63,8 @@ export type ChatEvent =
   | AttachmentEvent
   | RealmEmojiEvent
   | RealmLinkifiersEvent
-  | RealmPlaygroundsEvent;
+  | RealmPlaygroundsEvent
+  | InvitesChangedEvent;
 
 export type ChatEventType = ChatEvent["type"];
 
@@ -437,6 +438,9 @@ export type RealmPlaygroundsEvent = {
   type: "realm_playgrounds";
   realm_playgrounds: Array<{ id: number; name: string; pygments_language: string; url_template: string }>;
 };
+
+/** The realm's invitations changed: clients that list them fetch GET /invites again. */
+export type InvitesChangedEvent = { type: "invites_changed" };
 
 /** A custom emoji as register and realm_emoji events carry it (Zulip's EmojiInfo). */
 export interface WireCustomEmoji {

@@ -722,6 +722,8 @@ export const APPLIERS: Record<string, Applier> = {
   realm_playgrounds: (state, event) => {
     if ("realm_playgrounds" in state) state.realm_playgrounds = event.realm_playgrounds;
   },
+  // Register carries no invitations (GET /invites does).
+  invites_changed: () => undefined,
   realm_linkifiers: (state, event) => {
     if ("realm_linkifiers" in state) state.realm_linkifiers = event.realm_linkifiers;
   },

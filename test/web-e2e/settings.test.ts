@@ -80,7 +80,7 @@ describe("web client: settings", function () {
       await settings(hamlet.page, section);
       await checkView(hamlet.page, "Personal settings");
     }
-    for (const section of ["organization-profile", "users", "channels"]) {
+    for (const section of ["organization-profile", "users", "invitations", "channels"]) {
       await organization(desdemona.page, section);
       await checkView(desdemona.page, "Organization settings");
     }

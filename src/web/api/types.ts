@@ -231,5 +231,6 @@ export type ServerEvent = { id: number } & (
   | { type: "realm"; op: "update_dict"; property: string; data: Record<string, unknown> }
   | UserGroupWireEvent
   | { type: "restart" | "web_reload_client"; [key: string]: unknown }
+  | { type: "invites_changed" }
   | { type: "other"; [key: string]: unknown }
 );

@@ -272,6 +272,10 @@ function apply(state: ClientState, event: ServerEvent): void {
       applyUserGroup(world, event);
       return;
 
+    case "invites_changed":
+      world.invitesVersion.value++;
+      return;
+
     case "heartbeat":
     case "restart":
     case "web_reload_client":

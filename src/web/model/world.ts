@@ -63,6 +63,8 @@ export class World implements Directory {
   readonly starred = signal<ReadonlySet<number>>(new Set());
   readonly starredCount = computed(() => this.starred.value.size);
   readonly role = signal(400);
+  /** Counts invites_changed events: the invitations page fetches GET /invites again. */
+  readonly invitesVersion = signal(0);
 
   /** Subscribed channels in the sidebar's order: pinned first, then by name. */
   readonly sidebarChannels = computed(() =>

@@ -3,6 +3,7 @@ import { client } from "../../app.js";
 import { ProfileSettings, PasswordSettings } from "./AccountSettings.js";
 import { DisplaySettings, NotificationSettings } from "./PreferenceSettings.js";
 import { OrganizationProfile, OrganizationUsers, OrganizationChannels } from "./OrganizationSettings.js";
+import { OrganizationInvitations } from "./InvitationSettings.js";
 
 interface Section {
   id: string;
@@ -20,6 +21,7 @@ const PERSONAL: Section[] = [
 const ORGANIZATION: Section[] = [
   { id: "organization-profile", label: "Organization profile", view: OrganizationProfile },
   { id: "users", label: "Users", view: OrganizationUsers },
+  { id: "invitations", label: "Invitations", view: OrganizationInvitations },
   { id: "channels", label: "Channels", view: OrganizationChannels },
 ];
 

@@ -1,0 +1,206 @@
+import { useEffect, useState } from "preact/hooks";
+import { client } from "../../app.js";
+import { api } from "../../api/http.js";
+import { useSave } from "./SaveState.js";
+
+/** GET /invites' records (Zulip's Invite). */
+interface Invite {
+  id: number;
+  email?: string;
+  link_url?: string;
+  invited_as: number;
+  expiry_date: number | null;
+  is_multiuse: boolean;
+}
+
+const ROLE_LABELS: Record<number, string> = {
+  100: "Owner",
+  200: "Administrator",
+  300: "Moderator",
+  400: "Member",
+  600: "Guest",
+};
+
+/** The roles the user may invite as: owners only by owners (administrators see this page). */
+const invitableRoles = () =>
+  Object.entries(ROLE_LABELS)
+    .map(([role, label]): [number, string] => [Number(role), label])
+    .filter(([role]) => role !== 100 || client.world.role.value === 100);
+
+const expiry = (secs: number | null) =>
+  secs === null
+    ? "Never"
+    : new Date(secs * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+/**
+ * Invitations (#organization/invitations): invite by email, create a reusable link,
+ * and revoke pending ones. The server mails email invitations; a reusable link is shown
+ * here to be handed over.
+ */
+export function OrganizationInvitations() {
+  const [invites, setInvites] = useState<Invite[] | null>(null);
+  const [save, saved] = useSave();
+  const reload = async () => {
+    const body = await api<{ invites: Invite[] }>("GET", "/invites");
+    setInvites(body.invites);
+  };
+  // Fetched again after every invites_changed event (someone invited, revoked, signed up).
+  const version = client.world.invitesVersion.value;
+  useEffect(() => {
+    void reload().catch(() => setInvites([]));
+  }, [version]);
+  return (
+    <div class="settings-sections">
+      <InviteByEmail onDone={reload} />
+      <InviteLink onDone={reload} />
+      {saved}
+      <table class="settings-table">
+        <caption class="visually-hidden">Pending invitations</caption>
+        <thead>
+          <tr>
+            <th scope="col">Invited</th>
+            <th scope="col">Role</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(invites ?? []).map((invite) => {
+            const who = invite.email ?? "Reusable link";
+            return (
+              <tr key={`${invite.is_multiuse}-${invite.id}`}>
+                <td>{invite.is_multiuse ? <code>{invite.link_url}</code> : who}</td>
+                <td>{ROLE_LABELS[invite.invited_as] ?? String(invite.invited_as)}</td>
+                <td>{expiry(invite.expiry_date)}</td>
+                <td>
+                  <button
+                    type="button"
+                    class="danger"
+                    aria-label={
+                      invite.is_multiuse ? `Revoke link ${invite.id}` : `Revoke invitation for ${who}`
+                    }
+                    onClick={() =>
+                      void save(async () => {
+                        await api(
+                          "DELETE",
+                          invite.is_multiuse ? `/invites/multiuse/${invite.id}` : `/invites/${invite.id}`,
+                        );
+                        await reload();
+                      }, "Invitation revoked")
+                    }
+                  >
+                    Revoke
+                  </button>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {invites !== null && invites.length === 0 && <p>No pending invitations.</p>}
+    </div>
+  );
+}
+
+function RoleSelect({
+  id,
+  value,
+  onChange,
+}: {
+  id: string;
+  value: number;
+  onChange: (role: number) => void;
+}) {
+  return (
+    <select id={id} value={String(value)} onChange={(e) => onChange(Number(e.currentTarget.value))}>
+      {invitableRoles().map(([role, label]) => (
+        <option key={role} value={String(role)}>
+          {label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+function InviteByEmail({ onDone }: { onDone: () => Promise<void> }) {
+  const [emails, setEmails] = useState("");
+  const [role, setRole] = useState(400);
+  const [save, saved] = useSave();
+  return (
+    <form
+      class="form"
+      aria-label="Invite by email"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save(async () => {
+          await api("POST", "/invites", {
+            invitee_emails: emails,
+            invite_as: role,
+            stream_ids: [],
+            include_realm_default_subscriptions: true,
+          });
+          setEmails("");
+          await onDone();
+        }, "Invitations sent");
+      }}
+    >
+      <h3>Invite by email</h3>
+      <label for="invite-emails">Email addresses</label>
+      <textarea
+        id="invite-emails"
+        rows={3}
+        required
+        placeholder="one@example.com, two@example.com"
+        value={emails}
+        onInput={(e) => setEmails(e.currentTarget.value)}
+      />
+      <label for="invite-role">Invite as</label>
+      <RoleSelect id="invite-role" value={role} onChange={setRole} />
+      <div class="form-buttons">
+        <button type="submit" class="primary">
+          Send invitations
+        </button>
+      </div>
+      {saved}
+    </form>
+  );
+}
+
+function InviteLink({ onDone }: { onDone: () => Promise<void> }) {
+  const [role, setRole] = useState(400);
+  const [link, setLink] = useState("");
+  const [save, saved] = useSave();
+  return (
+    <form
+      class="form"
+      aria-label="Invitation link"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save(async () => {
+          const body = await api<{ invite_link: string }>("POST", "/invites/multiuse", {
+            invite_as: role,
+            include_realm_default_subscriptions: true,
+          });
+          setLink(body.invite_link);
+          await onDone();
+        }, "Link created");
+      }}
+    >
+      <h3>Invitation link</h3>
+      <label for="invite-link-role">Invite as</label>
+      <RoleSelect id="invite-link-role" value={role} onChange={setRole} />
+      <div class="form-buttons">
+        <button type="submit" class="primary">
+          Create link
+        </button>
+      </div>
+      {saved}
+      {link && (
+        <>
+          <label for="invite-link">Link to share</label>
+          <input id="invite-link" readOnly value={link} onFocus={(e) => e.currentTarget.select()} />
+        </>
+      )}
+    </form>
+  );
+}
