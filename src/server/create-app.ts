@@ -10,6 +10,7 @@ import {
   webhookDeliveriesIdle,
   writeWebhookResult,
 } from "../actions/outgoing-webhooks.js";
+import { deliverDueEmails } from "../actions/email-delivery.js";
 import { sweepUploads } from "../actions/uploads.js";
 import { doDeleteExpiredSessions } from "../actions/sessions.js";
 import { EventHub } from "../events/hub.js";
@@ -130,6 +131,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     presence: new PresenceStore(db, knex, logger, { clock, shared: replication !== null }),
     scheduledDelivery: new DueTimer(clock, logger, () => deliverDueScheduledMessages(app)),
     outgoingWebhooks: new DueTimer(clock, logger, () => deliverDueWebhooks(app)),
+    emailDelivery: new DueTimer(clock, logger, () => deliverDueEmails(app)),
     webhookAllowedHosts: AllowedPrivateHosts.fromSetting(config.webhook_allowed_private_hosts),
     webhookDeliveries: new Map(),
     webhookResults: new BatchedWrites(db, WEBHOOK_RESULT_WINDOW_MS, writeWebhookResult),
@@ -173,6 +175,8 @@ export async function startEvents(app: App): Promise<void> {
   app.onClose.push(
     await watchExternalChanges(app.db.knex, app.config.external_change_poll_ms, () => {
       dropAllCaches(app);
+      // An admin command may have queued email (`chatd user reset-password`).
+      app.emailDelivery.noteDue(app.clock.nowMs() / 1000);
       drainOutbox(app.db).catch((err: unknown) => app.logger.error("publishing outbox events failed", err));
       // The command's invalidations, just applied, would otherwise pile up until a restart.
       clearUnreadLog(app.db.knex).catch((err: unknown) =>
@@ -187,6 +191,8 @@ export async function startEvents(app: App): Promise<void> {
   app.scheduledDelivery.start();
   // Deliveries pending when the server stopped (or crashed) are sent now.
   app.outgoingWebhooks.start();
+  // Email queued while the server was down (or by an admin command) goes now.
+  app.emailDelivery.start();
   app.onClose.push(startUploadSweep(app));
   app.onClose.push(startSessionSweep(app));
   app.onClose.push(startFullMemberPromotion(app));
@@ -237,6 +243,7 @@ async function startWorkerEvents(app: App, replication: Replication, first: bool
     await drain();
     app.scheduledDelivery.start();
     app.outgoingWebhooks.start();
+    app.emailDelivery.start();
     app.onClose.push(startUploadSweep(app));
     app.onClose.push(startSessionSweep(app));
     app.onClose.push(startFullMemberPromotion(app));
@@ -247,6 +254,7 @@ async function startWorkerEvents(app: App, replication: Replication, first: bool
         const now = app.clock.nowMs() / 1000;
         app.scheduledDelivery.noteDue(now);
         app.outgoingWebhooks.noteDue(now);
+        app.emailDelivery.noteDue(now);
         return Promise.resolve();
       },
       "waking the due timers",
@@ -341,6 +349,7 @@ export async function closeApp(
   const background = Promise.all([
     app.scheduledDelivery.stop(),
     app.outgoingWebhooks.stop().then(() => webhookDeliveriesIdle(app)),
+    app.emailDelivery.stop(),
     app.jobs.close(),
   ]);
   if (!(await settledBy(background, options.waitUntil))) {
