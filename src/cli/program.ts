@@ -4,6 +4,7 @@ import { backupCommand } from "./commands/backup.js";
 import { botCommand } from "./commands/bot.js";
 import { channelCommand } from "./commands/channel.js";
 import { dbCommand } from "./commands/db.js";
+import { emailCommand } from "./commands/email.js";
 import { initCommand } from "./commands/init.js";
 import { messageCommand } from "./commands/message.js";
 import { migrateCommand } from "./commands/migrate.js";
@@ -30,6 +31,7 @@ export function createProgram(): Command {
     .addCommand(messageCommand)
     .addCommand(topicCommand)
     .addCommand(apiKeyCommand)
+    .addCommand(emailCommand)
     .addCommand(backupCommand)
     .addCommand(dbCommand);
 }
