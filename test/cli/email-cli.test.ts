@@ -2,7 +2,9 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { cliIn, initDataDir } from "../helpers/cli.js";
+import { cliIn, initDataDir, OWNER } from "../helpers/cli.js";
+import { startTestServer } from "../helpers/server.js";
+import { browse } from "../helpers/web.js";
 import { TestSmtpServer } from "../helpers/smtp.js";
 
 describe("the chatd CLI: email test", function () {
@@ -93,5 +95,53 @@ describe("the chatd CLI: email test", function () {
       expect(res.stderr).to.match(/--to: (required|not an email address: not-an-address)/);
       expect(smtp.received).to.have.length(0);
     }
+  });
+});
+
+describe("the chatd CLI: user reset-password", function () {
+  this.timeout(120_000);
+  let dataDir: string;
+  const chatd = (...args: string[]) => cliIn(dataDir)(args);
+
+  before(function () {
+    dataDir = mkdtempSync(join(tmpdir(), "chatd-cli-reset-"));
+    initDataDir(dataDir, ["--external-url", "https://chat.example.com"]);
+  });
+  after(function () {
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("prints a single-use link that opens the page setting a new password; a new one revokes it", async function () {
+    const first = chatd("user", "reset-password", "--email", OWNER.email, "--json");
+    expect(first.code, first.stderr).to.equal(0);
+    const out = JSON.parse(first.stdout) as { email: string; link: string; expires_at: number };
+    expect(out.email).to.equal(OWNER.email);
+    expect(out.link).to.match(
+      /^https:\/\/chat\.example\.com\/accounts\/password\/reset\/confirm\/\?token=[\w-]{43}$/,
+    );
+    expect(out.expires_at - Date.now() / 1000).to.be.within(3590, 3601);
+    const second = chatd("user", "reset-password", "--email", OWNER.email);
+    expect(second.code, second.stderr).to.equal(0);
+    const link = second.stdout.trim();
+    expect(link).to.match(
+      /^https:\/\/chat\.example\.com\/accounts\/password\/reset\/confirm\/\?token=[\w-]{43}$/,
+    );
+
+    const server = await startTestServer({}, { dataDir, keepDataDir: true });
+    try {
+      const path = (url: string) => url.slice("https://chat.example.com".length);
+      const page = await browse(server, path(link));
+      expect(page.status).to.equal(200);
+      expect(await page.text()).to.contain("New password");
+      expect((await browse(server, path(out.link))).status).to.equal(410);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("refuses an unknown user", function () {
+    const res = chatd("user", "reset-password", "--email", "nobody@zulip.test", "--no-input");
+    expect(res.code).to.equal(1);
+    expect(res.stdout).to.equal("");
   });
 });
