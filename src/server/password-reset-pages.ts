@@ -169,9 +169,9 @@ function page(ctx: Context, options: PageOptions, content: PageBody, status = 20
   const { manifest, realm } = options;
   const assets = manifest ? `<link rel="stylesheet" href="${escapeHtml(manifest.pages.css)}">` : "";
   ctx.status = status;
+  // Referrer-Policy same-origin: no other site learns a link's token from a Referer (and
+  // the forms' POSTs keep their Origin, which no-referrer would make "null").
   ctx.set(PAGE_HEADERS(PAGE_POLICY));
-  // The link's page carries the token: no other site learns it from a Referer.
-  ctx.set("Referrer-Policy", "no-referrer");
   ctx.type = "text/html; charset=utf-8";
   ctx.body = `${head(`${content.title} · ${realm.name}`, null, assets)}
 <body class="page">
