@@ -67,7 +67,16 @@ export async function deliverDueEmails(app: App): Promise<number | null> {
     const rows = await app.knex<EmailRow>(TABLE).whereIn("id", ids).orderBy("id");
     const transport = emailEnabled(app.config) ? await smtpTransport(app.config) : null;
     try {
-      await Promise.all(rows.map((row) => deliverOne(app, transport, row)));
+      await Promise.all(
+        rows.map((row) =>
+          deliverOne(app, transport, row).catch(async (err: unknown) => {
+            // One email's trouble (outbox/ not writable) neither stops the others nor holds
+            // its claim: it is retried as a failed attempt.
+            app.logger.error(`email ${row.id}: sending failed`, err);
+            await recordOutcome(app, row, { ok: false, answer: "internal error", permanent: false });
+          }),
+        ),
+      );
     } finally {
       transport?.close();
     }

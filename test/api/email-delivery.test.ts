@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
 import { queueEmails } from "../../src/actions/email-queue.js";
@@ -210,6 +210,23 @@ describe("email delivery", function () {
       expect(email.html).to.contain("<p>In the state of Denmark &#38; beyond.</p>");
       expect(log).to.contain(`INFO email ${id}: email is off (no smtp_host); written to ${path}`);
       expect(log).not.to.contain("Denmark");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("an email that cannot be written to outbox/ is retried, not lost or held", async function () {
+    const server = await startTestServer({});
+    try {
+      // A file where the directory should be: writing fails.
+      writeFileSync(join(server.dataDir, "outbox"), "");
+      const id = await queueOne(server, null);
+      await waitFor(async () => (await emailRow(server, id))?.tries === 1);
+      expect(await emailRow(server, id)).to.include({ state: "queued", last_error: "internal error" });
+      rmSync(join(server.dataDir, "outbox"));
+      server.clock.advance(RETRY_DELAY_MS);
+      await waitFor(async () => (await emailRow(server, id))?.state === "sent");
+      expect(readdirSync(join(server.dataDir, "outbox"))).to.have.length(1);
     } finally {
       await server.close();
     }
