@@ -45,7 +45,7 @@ const LINK_MESSAGES: Record<Exclude<ConfirmationState, "valid">, string> = {
 
 const RATE_LIMITED = "You're making too many attempts. Try again later.";
 
-interface PageOptions {
+export interface PageOptions {
   manifest: WebManifest | null;
   realm: RealmInfo;
 }
@@ -55,13 +55,13 @@ export async function passwordResetPages(app: App, ctx: Context, options: PageOp
   const method = ctx.method === "HEAD" ? "GET" : ctx.method;
   const path = ctx.path.endsWith("/") ? ctx.path : `${ctx.path}/`;
   if (path === PASSWORD_RESET_PATH && method === "GET") {
-    page(ctx, options, requestForm({}));
+    cardPage(ctx, options, requestForm({}));
   } else if (path === PASSWORD_RESET_PATH && method === "POST") {
     await requestReset(app, ctx, options);
   } else if (path === PASSWORD_RESET_CONFIRM_PATH && method === "GET") {
     const token = typeof ctx.query.token === "string" ? ctx.query.token : "";
     const { state } = await passwordResetLinkState(app, token);
-    if (state === "valid") page(ctx, options, setForm(token, {}));
+    if (state === "valid") cardPage(ctx, options, setForm(token, {}));
     else linkInvalid(ctx, options, state);
   } else if (path === PASSWORD_RESET_CONFIRM_PATH && method === "POST") {
     await setPassword(app, ctx, options);
@@ -76,15 +76,20 @@ async function requestReset(app: App, ctx: Context, options: PageOptions): Promi
   try {
     validateSameOrigin({ method: ctx.method, header: (name) => ctx.get(name) }, publicOrigin(app));
     if (email.trim() === "")
-      return page(ctx, options, requestForm({ error: "Enter your email address." }), 400);
+      return cardPage(ctx, options, requestForm({ error: "Enter your email address." }), 400);
     const realm = await app.realms.primaryRealm(app.knex);
     if (realm) await checkRequestPasswordReset(app, realm, email);
-    page(ctx, options, sentPage());
+    cardPage(ctx, options, sentPage());
   } catch (err) {
     if (!(err instanceof JsonableError)) throw err;
     ctx.set(err.headers);
     const status = err.code === "CSRF_FAILED" ? 403 : err.status === 429 ? 429 : 400;
-    page(ctx, options, requestForm({ email, error: status === 429 ? RATE_LIMITED : err.message }), status);
+    cardPage(
+      ctx,
+      options,
+      requestForm({ email, error: status === 429 ? RATE_LIMITED : err.message }),
+      status,
+    );
   }
 }
 
@@ -107,7 +112,7 @@ async function setPassword(app: App, ctx: Context, options: PageOptions): Promis
       err.message === "The password is too weak."
         ? `The password is too weak: use at least ${PASSWORD_MIN_LENGTH} characters.`
         : err.message;
-    page(ctx, options, setForm(token, { error }), status);
+    cardPage(ctx, options, setForm(token, { error }), status);
   }
 }
 
@@ -116,10 +121,10 @@ function linkInvalid(ctx: Context, options: PageOptions, state: ConfirmationStat
   const body = `<h1>Reset your password</h1>
 <p role="alert">${escapeHtml(message)}</p>
 <p class="card-links"><a href="${PASSWORD_RESET_PATH}">Ask for a new link</a> · <a href="/login/">Log in</a></p>`;
-  page(ctx, options, { title: "Reset your password", body }, state === "unknown" ? 404 : 410);
+  cardPage(ctx, options, { title: "Reset your password", body }, state === "unknown" ? 404 : 410);
 }
 
-interface PageBody {
+export interface PageBody {
   title: string;
   body: string;
 }
@@ -165,7 +170,7 @@ ${errorLine(form.error)}
   };
 }
 
-function page(ctx: Context, options: PageOptions, content: PageBody, status = 200): void {
+export function cardPage(ctx: Context, options: PageOptions, content: PageBody, status = 200): void {
   const { manifest, realm } = options;
   const assets = manifest ? `<link rel="stylesheet" href="${escapeHtml(manifest.pages.css)}">` : "";
   ctx.status = status;

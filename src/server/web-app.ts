@@ -25,6 +25,7 @@ import {
 } from "./web-pages.js";
 import { loadWebManifest, type WebManifest } from "./web-assets.js";
 import { PASSWORD_RESET_NOTICE, passwordResetPages } from "./password-reset-pages.js";
+import { emailChangePages } from "./email-change-pages.js";
 
 /**
  * The web client's pages, as Zulip's web app serves them: `/` is the app for a browser
@@ -53,6 +54,10 @@ export function webApp(app: App, manifest: WebManifest | null = loadWebManifest(
       default:
         if (ctx.path.startsWith("/accounts/password/reset")) {
           const handled = await passwordResetPages(app, ctx, { manifest, realm: await realmInfo(app) });
+          if (handled) return;
+        }
+        if (ctx.path.startsWith("/accounts/confirm_new_email")) {
+          const handled = await emailChangePages(app, ctx, { manifest, realm: await realmInfo(app) });
           if (handled) return;
         }
         await next();
