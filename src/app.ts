@@ -64,6 +64,11 @@ export interface App {
    * new due times after commits, started with the event queues.
    */
   readonly missedMessageEmails: DueTimer;
+  /**
+   * Sends queued email (actions/email-delivery.ts) off the request path: told of new
+   * emails after commits, started with the event queues.
+   */
+  readonly emailDelivery: DueTimer;
   /** The private targets outgoing webhooks may reach (`webhook_allowed_private_hosts`), parsed once. */
   readonly webhookAllowedHosts: AllowedPrivateHosts;
   /** Outgoing webhook deliveries under way, by delivery ID. */

@@ -285,7 +285,7 @@ export const SETTINGS = {
     default: "1800:5",
     parse: parseRateLimitRules,
     description:
-      "Zulip's authenticate_by_username: password logins (POST /fetch_api_key) per username; a success clears the count.",
+      "Zulip's authenticate_by_username: password logins (POST /fetch_api_key) per username; a success clears the count. Also limits password reset requests per address.",
   }),
   trusted_proxies: setting.string({
     default: "",

@@ -1,6 +1,7 @@
 import type { App } from "../app.js";
 import type { Tx } from "../db/tx.js";
 import type { EmailContent } from "../lib/email-content.js";
+import { EMAIL_PICKUP_WINDOW_MS } from "./email-delivery.js";
 
 export interface QueuedEmail {
   /** The realm it is in the name of; null for server-wide mail. */
@@ -31,4 +32,5 @@ export async function queueEmails(app: App, tx: Tx, emails: readonly QueuedEmail
       created_at: tx.now,
     })),
   );
+  tx.afterCommit(() => app.emailDelivery.noteDueSoon(EMAIL_PICKUP_WINDOW_MS));
 }

@@ -2,18 +2,16 @@ import type { App } from "../app.js";
 import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, botsNotAllowed, noSuchUser } from "../errors.js";
-import { isValidEmail } from "../lib/emails.js";
 import { hashPassword, isStrongPassword, verifyPassword } from "../lib/passwords.js";
 import { p, type ParamSpec, type ParamValues } from "../params.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { isAdminRole } from "../world/roles.js";
 import { validateFullName, validateNameAvailable } from "../lib/user-validation.js";
-import { doChangeDeliveryEmail } from "./user-email.js";
+import { doStartEmailChange, validateOwnEmailChange } from "./email-change.js";
 import { doChangeFullName } from "./user-update.js";
 import { doEndUserSessions } from "./sessions.js";
 import { doChangeUserSetting } from "./user-setting-change.js";
 import { doTellStatusAway } from "./user-status.js";
-import { systemBotEmails } from "./system-bots.js";
 import { USER_SETTING_SPECS, settingValue, type SettingValue } from "../world/user-settings.js";
 
 /**
@@ -80,16 +78,10 @@ const password = defineSetting({
   },
 });
 
-/** The system bots' addresses, existing or to come, are not for people. */
-function isSystemBotEmail(app: App, realm: RealmSnapshot, email: string): boolean {
-  const key = email.toLowerCase();
-  if (realm.systemBots.some((bot) => bot.email.toLowerCase() === key)) return true;
-  return systemBotEmails(app).includes(key);
-}
-
 /**
- * email: chatd sends no mail, so the change Zulip would make once the new address is
- * confirmed happens at once. Administrators are not bound by email_changes_disabled.
+ * email: as Zulip, a confirmation link goes to the new address (actions/email-change.ts);
+ * the change is made when it is followed. Administrators are not bound by
+ * email_changes_disabled.
  */
 const email = defineSetting({
   params: { email: p.str().optional() },
@@ -97,16 +89,8 @@ const email = defineSetting({
     if (values.email === undefined) return null;
     const address = values.email.trim();
     if (address === user.delivery_email) return null;
-    if (bool(realm.realm.email_changes_disabled) && !isAdminRole(user.role)) {
-      throw badRequest("Email address changes are disabled in this organization.");
-    }
-    if (!isValidEmail(address)) throw badRequest("Invalid address.");
-    if (isSystemBotEmail(app, realm, address)) throw badRequest("Reserved for system bots.");
-    const holder = realm.userByEmail(address);
-    if (holder && holder.id !== user.id) {
-      throw badRequest(bool(holder.is_active) ? "Already has an account." : "Account has been deactivated.");
-    }
-    return (app, tx) => doChangeDeliveryEmail(app, tx, user, address);
+    validateOwnEmailChange(app, realm, user, address);
+    return (app, tx) => doStartEmailChange(app, tx, realm, user, address);
   },
 });
 

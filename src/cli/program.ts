@@ -4,6 +4,7 @@ import { backupCommand } from "./commands/backup.js";
 import { botCommand } from "./commands/bot.js";
 import { channelCommand } from "./commands/channel.js";
 import { dbCommand } from "./commands/db.js";
+import { emailCommand } from "./commands/email.js";
 import { initCommand } from "./commands/init.js";
 import { inviteCommand } from "./commands/invite.js";
 import { messageCommand } from "./commands/message.js";
@@ -32,6 +33,7 @@ export function createProgram(): Command {
     .addCommand(messageCommand)
     .addCommand(topicCommand)
     .addCommand(apiKeyCommand)
+    .addCommand(emailCommand)
     .addCommand(backupCommand)
     .addCommand(dbCommand);
 }

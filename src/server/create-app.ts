@@ -11,6 +11,7 @@ import {
   writeWebhookResult,
 } from "../actions/outgoing-webhooks.js";
 import { sendDueMissedMessageEmails } from "../actions/missed-message-emails.js";
+import { deliverDueEmails } from "../actions/email-delivery.js";
 import { sweepUploads } from "../actions/uploads.js";
 import { doDeleteExpiredSessions } from "../actions/sessions.js";
 import { EventHub } from "../events/hub.js";
@@ -132,6 +133,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     scheduledDelivery: new DueTimer(clock, logger, () => deliverDueScheduledMessages(app)),
     outgoingWebhooks: new DueTimer(clock, logger, () => deliverDueWebhooks(app)),
     missedMessageEmails: new DueTimer(clock, logger, () => sendDueMissedMessageEmails(app)),
+    emailDelivery: new DueTimer(clock, logger, () => deliverDueEmails(app)),
     webhookAllowedHosts: AllowedPrivateHosts.fromSetting(config.webhook_allowed_private_hosts),
     webhookDeliveries: new Map(),
     webhookResults: new BatchedWrites(db, WEBHOOK_RESULT_WINDOW_MS, writeWebhookResult),
@@ -177,6 +179,8 @@ export async function startEvents(app: App): Promise<void> {
       dropAllCaches(app);
       // An admin command's messages may have queued missed-message notifications.
       app.missedMessageEmails.noteDue(app.clock.nowMs() / 1000);
+      // An admin command may have queued email (`chatd user reset-password`).
+      app.emailDelivery.noteDue(app.clock.nowMs() / 1000);
       drainOutbox(app.db).catch((err: unknown) => app.logger.error("publishing outbox events failed", err));
       // The command's invalidations, just applied, would otherwise pile up until a restart.
       clearUnreadLog(app.db.knex).catch((err: unknown) =>
@@ -193,6 +197,8 @@ export async function startEvents(app: App): Promise<void> {
   app.outgoingWebhooks.start();
   // Missed-message batches that fell due while the server was down go out now.
   app.missedMessageEmails.start();
+  // Email queued while the server was down (or by an admin command) goes now.
+  app.emailDelivery.start();
   app.onClose.push(startUploadSweep(app));
   app.onClose.push(startSessionSweep(app));
   app.onClose.push(startFullMemberPromotion(app));
@@ -244,6 +250,7 @@ async function startWorkerEvents(app: App, replication: Replication, first: bool
     app.scheduledDelivery.start();
     app.outgoingWebhooks.start();
     app.missedMessageEmails.start();
+    app.emailDelivery.start();
     app.onClose.push(startUploadSweep(app));
     app.onClose.push(startSessionSweep(app));
     app.onClose.push(startFullMemberPromotion(app));
@@ -255,6 +262,7 @@ async function startWorkerEvents(app: App, replication: Replication, first: bool
         app.scheduledDelivery.noteDue(now);
         app.outgoingWebhooks.noteDue(now);
         app.missedMessageEmails.noteDue(now);
+        app.emailDelivery.noteDue(now);
         return Promise.resolve();
       },
       "waking the due timers",
@@ -350,6 +358,7 @@ export async function closeApp(
     app.scheduledDelivery.stop(),
     app.outgoingWebhooks.stop().then(() => webhookDeliveriesIdle(app)),
     app.missedMessageEmails.stop(),
+    app.emailDelivery.stop(),
     app.jobs.close(),
   ]);
   if (!(await settledBy(background, options.waitUntil))) {

@@ -24,6 +24,8 @@ import {
   type Theme,
 } from "./web-pages.js";
 import { loadWebManifest, type WebManifest } from "./web-assets.js";
+import { PASSWORD_RESET_NOTICE, passwordResetPages } from "./password-reset-pages.js";
+import { emailChangePages } from "./email-change-pages.js";
 
 /**
  * The web client's pages, as Zulip's web app serves them: `/` is the app for a browser
@@ -40,7 +42,9 @@ export function webApp(app: App, manifest: WebManifest | null = loadWebManifest(
       case "GET /login":
       case "GET /login/":
         if (await currentSession(app, ctx)) return redirect(ctx, "/");
-        return loginPage(app, ctx, manifest, {});
+        return loginPage(app, ctx, manifest, {
+          notice: ctx.query.password_reset === "done" ? PASSWORD_RESET_NOTICE : undefined,
+        });
       case "POST /accounts/login":
       case "POST /accounts/login/":
         return login(app, ctx, manifest);
@@ -48,6 +52,14 @@ export function webApp(app: App, manifest: WebManifest | null = loadWebManifest(
       case "POST /accounts/logout/":
         return logout(app, ctx);
       default:
+        if (ctx.path.startsWith("/accounts/password/reset")) {
+          const handled = await passwordResetPages(app, ctx, { manifest, realm: await realmInfo(app) });
+          if (handled) return;
+        }
+        if (ctx.path.startsWith("/accounts/confirm_new_email")) {
+          const handled = await emailChangePages(app, ctx, { manifest, realm: await realmInfo(app) });
+          if (handled) return;
+        }
         await next();
     }
   };
@@ -99,7 +111,7 @@ async function loginPage(
   app: App,
   ctx: Context,
   manifest: WebManifest | null,
-  page: { email?: string; error?: string },
+  page: { email?: string; error?: string; notice?: string },
   status = 200,
 ): Promise<void> {
   ctx.status = status;

@@ -84,6 +84,8 @@ export interface LoginPage {
   /** The address typed before a failed attempt, shown again. */
   email?: string;
   error?: string;
+  /** What just happened (a password was reset). */
+  notice?: string;
 }
 
 /** The login form; it works without script (the page's script only carries a deep link through). */
@@ -94,6 +96,7 @@ export function renderLoginPage(manifest: WebManifest | null, page: LoginPage): 
 <script type="module" src="${escapeHtml(manifest.pages.js)}"></script>`
     : "";
   const error = page.error ? `<p class="form-error" role="alert">${escapeHtml(page.error)}</p>` : "";
+  const notice = page.notice ? `<p class="form-ok" role="status">${escapeHtml(page.notice)}</p>` : "";
   const description =
     realm.description.trim() === ""
       ? ""
@@ -108,6 +111,7 @@ ${description}
 </header>
 ${manifest ? "" : `<p class="form-error" role="alert">This server's web client is not built: run <code>npm run build</code>.</p>`}
 <form method="post" action="/accounts/login/" class="form">
+${notice}
 ${error}
 <input type="hidden" name="next" value="">
 <label for="login-email">Email</label>
@@ -116,6 +120,7 @@ ${error}
 <input id="login-password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Log in</button>
 </form>
+<p class="card-links"><a href="/accounts/password/reset/">Forgot your password?</a></p>
 </main>
 <footer class="page-footer">
 <p>Using the Zulip mobile app, zulip-terminal or a bot? Server URL: <code>${escapeHtml(realm.url)}</code> · <a href="/help/clients">How to connect them</a></p>

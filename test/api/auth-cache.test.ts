@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { confirmEmailChange } from "../helpers/email-change.js";
 import { Client, expectError, expectSuccess } from "../helpers/client.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ROLE } from "../../src/world/roles.js";
@@ -92,6 +93,7 @@ describe("authentication: remembered credentials", function () {
     expectSuccess(await hamlet.client.get("/users/me"));
     const newEmail = `renamed-${hamlet.id}@zulip.test`;
     expectSuccess(await hamlet.client.patch("/settings", { email: newEmail }));
+    expect((await confirmEmailChange(server, newEmail)).status).to.equal(200);
     const stale = new Client(server.url, { email: oldEmail, apiKey: hamlet.apiKey });
     for (let i = 0; i < 2; i++) {
       expectError(await stale.get("/users/me"), 401, "Invalid API key", "INVALID_API_KEY");

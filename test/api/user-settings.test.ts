@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { confirmEmailChange } from "../helpers/email-change.js";
 import { ROLE } from "../../src/world/roles.js";
 import { anonymousClient, Client, expectError, expectSuccess } from "../helpers/client.js";
 import { setRealmFields } from "../helpers/channels.js";
@@ -189,7 +190,7 @@ describe("PATCH /settings: a user's own password, name and email", function () {
   });
 
   describe("email", function () {
-    it("changes the user's email at once (no mail to confirm), with Zulip's events", async function () {
+    it("mails a link to the new address; following it changes the email, with Zulip's events", async function () {
       const user = await fresh();
       // The API-only address keeps working while the email changes.
       const client = new Client(server.url, { email: `user${user.id}@${TEST_HOST}`, apiKey: user.apiKey });
@@ -199,6 +200,11 @@ describe("PATCH /settings: a user's own password, name and email", function () {
       // avatar_url is always the full URL (Zulip's events carry the URL).
       await verifyRegisterParity(client, { client_gravatar: false }, async () => {
         expectSuccess(await client.patch("/settings", { email: " rosalind@arden.test " }));
+        // Nothing changes until the new address's owner follows the link.
+        expect((await row(user)).delivery_email).to.equal(user.email);
+        const page = await confirmEmailChange(server, "rosalind@arden.test");
+        expect(page.status).to.equal(200);
+        expect(await page.text()).to.contain("Your email address is now rosalind@arden.test.");
       });
       const changed = await row(user);
       expect(changed).to.include({ delivery_email: "rosalind@arden.test", email: "rosalind@arden.test" });
@@ -249,6 +255,7 @@ describe("PATCH /settings: a user's own password, name and email", function () {
       }
       const admin = await fresh(ROLE.ADMINISTRATOR);
       expectSuccess(await admin.client.patch("/settings", { email: "admin-new@zulip.test" }));
+      expect((await confirmEmailChange(server, "admin-new@zulip.test")).status).to.equal(200);
       expect((await row(admin)).delivery_email).to.equal("admin-new@zulip.test");
     });
   });

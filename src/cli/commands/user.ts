@@ -12,7 +12,7 @@ import {
   ROLE_NAMES,
 } from "../validation.js";
 import { configFor, withApp } from "../context.js";
-import { formatTable, printJson, printLine } from "../output.js";
+import { CliError, formatTable, printJson, printLine } from "../output.js";
 import { valueOrAsk, type PromptOptions } from "../prompts.js";
 import { requireRealm, userFromFlagOrAsk } from "../realm.js";
 
@@ -21,6 +21,7 @@ const userCreate = () => import("../../actions/user-create.js");
 const userUpdate = () => import("../../actions/user-update.js");
 const userActivation = () => import("../../actions/user-activation.js");
 const userPassword = () => import("../../actions/user-password.js");
+const passwordReset = () => import("../../actions/password-reset.js");
 const customProfileFieldsLib = () => import("../../lib/custom-profile-fields.js");
 const usersPresenters = () => import("../../presenters/users.js");
 
@@ -272,6 +273,31 @@ const setPasswordCommand = new Command("set-password")
     });
   });
 
+const resetPasswordCommand = new Command("reset-password")
+  .description("print a single-use link (valid for one hour) with which the user sets a new password")
+  .option("--email <email>", "the user's real or API email")
+  .option("--no-input", "never prompt; fail if a value is missing")
+  .option("--json", 'print {"user_id", "email", "link", "expires_at"} as JSON')
+  .action(async (opts: CommonOptions, cmd: Command) => {
+    await withUser(cmd, opts, "creating a password reset link", async (app, _realm, user) => {
+      if (bool(user.is_bot)) throw new CliError(`${user.delivery_email} is a bot: bots have no password`);
+      if (!bool(user.is_active)) throw new CliError(`${user.delivery_email} is deactivated`);
+      const { doCreatePasswordReset, PASSWORD_RESET_LIFETIME_SECS } = await passwordReset();
+      const { link, now } = await app.db.transaction(async (tx) => ({
+        link: await doCreatePasswordReset(app, tx, user),
+        now: tx.now,
+      }));
+      if (opts.json) {
+        printJson({
+          user_id: user.id,
+          email: user.delivery_email,
+          link,
+          expires_at: now + PASSWORD_RESET_LIFETIME_SECS,
+        });
+      } else printLine(link);
+    });
+  });
+
 export const userCommand = new Command("user")
   .description("administer users")
   .addCommand(createCommand)
@@ -280,4 +306,5 @@ export const userCommand = new Command("user")
   .addCommand(roleCommand)
   .addCommand(deactivateCommand)
   .addCommand(reactivateCommand)
-  .addCommand(setPasswordCommand);
+  .addCommand(setPasswordCommand)
+  .addCommand(resetPasswordCommand);
