@@ -154,8 +154,10 @@ describe("email delivery", function () {
       smtp.refuseWith = null;
       server = await startTestServer(smtp.config(), { dataDir, keepDataDir: true });
       expect((await emailRow(server, id)).state).to.equal("queued");
+      // The new server's first run (started with it) has looked at the row and armed its timer.
+      await server.app.emailDelivery.idle();
       server.clock.advance(RETRY_DELAY_MS);
-      await waitFor(async () => (await emailRow(server, id))?.state === "sent");
+      await waitFor(async () => (await emailRow(server, id))?.state === "sent", 20_000);
       expect(smtp.received).to.have.length(1);
       expect(smtp.received[0]!.subject).to.equal("Something is rotten");
       expect(await emailRow(server, id)).to.include({ tries: 2 });

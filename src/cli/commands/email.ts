@@ -18,6 +18,7 @@ interface TestOptions {
 const testCommand = new Command("test")
   .description("send a test email now and print the SMTP server's answer (outbox/ when email is off)")
   .option("--to <address>", "where to send it")
+  .option("--no-input", "never prompt (this command asks nothing)")
   .option(
     "--json",
     'print {"to", "sent", "answer"} (answer: the server\'s, or the .eml file written) as JSON',
