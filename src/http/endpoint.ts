@@ -250,8 +250,11 @@ export function countingFailures<T>(
 
 function requestInfo(exchange: Exchange): RequestInfo {
   const userAgent = exchange.header("user-agent");
-  const clientName = (exchange.clientParam() ?? clientFromUserAgent(userAgent)).slice(0, 30);
-  return new Info(clientName, userAgent, exchange.res);
+  let clientName = exchange.clientParam() ?? clientFromUserAgent(userAgent);
+  // As Zulip's browser views: the web client is "website" (a UI client: its sender's own
+  // messages start read), unless a Zulip app wraps it and says so.
+  if (exchange.viaSession && !clientName.startsWith("Zulip")) clientName = "website";
+  return new Info(clientName.slice(0, 30), userAgent, exchange.res);
 }
 
 /**

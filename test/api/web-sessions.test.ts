@@ -52,6 +52,44 @@ describe("web client: sessions", function () {
   });
 
   describe("/json/ and /api/v1/", function () {
+    it("the web client is Zulip's 'website' client: its sender's own messages start read", async function () {
+      const hamlet = realm.users.hamlet!;
+      const session = await logIn(server, hamlet);
+      const browser = { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 Safari/537.36" };
+      const fromPage = expectSuccess(
+        await json(
+          server,
+          session,
+          "POST",
+          "/messages",
+          { type: "direct", to: [realm.users.prospero!.id], content: "sent from the page" },
+          { headers: browser },
+        ),
+      );
+      // The same person through the API with a script's User-Agent: not a UI client, so unread.
+      const fromScript = expectSuccess(
+        await hamlet.client.post("/messages", {
+          type: "direct",
+          to: JSON.stringify([realm.users.prospero!.id]),
+          content: "sent by a script",
+        }),
+      );
+      const flags = async (id: unknown) =>
+        await server.app
+          .knex("messages")
+          .join("user_messages", "user_messages.message_id", "messages.id")
+          .where({ "messages.id": id, "user_messages.user_id": hamlet.id })
+          .first<{ client: string; flags: number }>(
+            "messages.sending_client as client",
+            "user_messages.flags",
+          );
+      const page = await flags(fromPage.id);
+      const script = await flags(fromScript.id);
+      expect([page.client, page.flags & 1]).to.deep.equal(["website", 1]);
+      expect(script.client).to.not.equal("website");
+      expect(script.flags & 1).to.equal(0);
+    });
+
     it("/json/users/me and GET /json/messages answer with the cookie", async function () {
       const hamlet = realm.users.hamlet!;
       const session = await logIn(server, hamlet);
