@@ -172,6 +172,8 @@ describe("web client: two people chat in two browsers", function () {
     const search = hamlet.page.getByRole("searchbox", { name: "Search" });
     await search.fill("rotten");
     await search.press("Enter");
+    // The view before (a topic) may hold the word too: wait for the search's own view.
+    await hamlet.page.getByRole("heading", { level: 1, name: "Search: rotten" }).waitFor();
     await messages(hamlet.page).filter({ hasText: "rotten" }).waitFor();
     expect(await hamlet.page.getByRole("heading", { level: 1 }).textContent()).to.equal("Search: rotten");
     await search.fill("channel:Verona");
