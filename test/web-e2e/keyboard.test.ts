@@ -126,7 +126,9 @@ describe("web client: keyboard shortcuts", function () {
 
   it("n opens the next unread topic, p the next unread direct message", async function () {
     const { othello: o, desdemona: d } = realm.users;
-    await hamlet.page.goto(`${server.url}/#inbox`);
+    // By the sidebar, as a person would: in PostgreSQL's full runs (twice, never alone) a
+    // page.goto that only changed the fragment left the view on #Verona. Cause not yet found.
+    await hamlet.page.getByRole("navigation", { name: "Views" }).getByRole("link", { name: "Inbox" }).click();
     await heading("Inbox");
     await sendToChannel(o!, ids.Verona!, "ides of march", "Beware");
     await sendDirect(d!, [realm.users.hamlet!], "A private word");
