@@ -8,7 +8,7 @@ import { validateChannelName } from "../lib/channel-validation.js";
 import { isSystemBot } from "../lib/message-render.js";
 import type { MessageRecipient } from "../lib/prepared-message.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
-import { escapeHtml } from "../lib/search.js";
+import { escapeHtml } from "../lib/html.js";
 import { userHasChannelPermission, userHasRealmPermission } from "../permissions/setting-permissions.js";
 import type { ChannelSnapshot } from "../world/channels.js";
 import type { RealmSnapshot } from "../world/realm.js";

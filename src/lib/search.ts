@@ -1,5 +1,6 @@
 import { toFtsQuery as ftsQuery } from "../db/search-sqlite.js";
 import { foldToken, stem as stemmer, tokenize } from "../db/search-tokens.js";
+import { escapeHtml } from "./html.js";
 
 export { foldToken, tokenize };
 
@@ -55,15 +56,6 @@ export function highlightHtml(html: string, search: SearchTerms): string {
     .split(/(<[^>]*>)/)
     .map((part) => (part.startsWith("<") ? part : highlightSegment(part, stems)))
     .join("");
-}
-
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#x27;");
 }
 
 /** A topic for match_subject: HTML-escaped, matches highlighted. */

@@ -13,7 +13,8 @@ import { presentSubmessage, type SubmessageRow } from "../presenters/submessages
 import { topicLinks, type Linkifier } from "../render/message.js";
 import type { ChannelWorld } from "../permissions/channel-access.js";
 import { flagNames } from "../lib/message-flags.js";
-import { escapeHtml, highlightHtml, highlightText, type SearchTerms } from "../lib/search.js";
+import { escapeHtml } from "../lib/html.js";
+import { highlightHtml, highlightText, type SearchTerms } from "../lib/search.js";
 
 /**
  * Message dictionaries for fetch responses (GET /messages, GET /messages/{id}): a

@@ -2,7 +2,7 @@ import type { Middleware } from "koa";
 import type { App } from "../app.js";
 import { realmUrl } from "../config.js";
 import { DEFAULT_CHANNEL } from "../actions/init.js";
-import { escapeHtml } from "../lib/search.js";
+import { escapeHtml } from "../lib/html.js";
 import { DEFAULT_REALM_ICON_PATH, ZULIP_FEATURE_LEVEL, ZULIP_VERSION } from "../presenters/realm.js";
 
 /**

@@ -3,7 +3,7 @@ import type { App } from "../app.js";
 import { checkConfirmEmailChange, EMAIL_CHANGE_CONFIRM_PATH } from "../actions/email-change.js";
 import { JsonableError } from "../errors.js";
 import type { ConfirmationState } from "../lib/confirmation-tokens.js";
-import { escapeHtml } from "../lib/search.js";
+import { escapeHtml } from "../lib/html.js";
 import { cardPage, type PageOptions } from "./password-reset-pages.js";
 
 /**

@@ -13,7 +13,7 @@ import { validateSameOrigin, publicOrigin } from "../http/auth.js";
 import { requestParams } from "../http/body.js";
 import type { ConfirmationState } from "../lib/confirmation-tokens.js";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../lib/passwords.js";
-import { escapeHtml } from "../lib/search.js";
+import { escapeHtml } from "../lib/html.js";
 import { DEFAULT_REALM_ICON_PATH } from "../presenters/realm.js";
 import type { WebManifest } from "./web-assets.js";
 import { head, PAGE_HEADERS, PAGE_POLICY, type RealmInfo } from "./web-pages.js";

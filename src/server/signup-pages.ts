@@ -5,7 +5,7 @@ import { JsonableError } from "../errors.js";
 import { publicOrigin, validateSameOrigin } from "../http/auth.js";
 import { requestParams } from "../http/body.js";
 import { emailEnabled } from "../lib/email-settings.js";
-import { escapeHtml } from "../lib/search.js";
+import { escapeHtml } from "../lib/html.js";
 import { sessionCookie } from "../lib/sessions.js";
 import { DEFAULT_REALM_ICON_PATH } from "../presenters/realm.js";
 import { cookieOptions, realmInfo, redirect } from "./web-app.js";

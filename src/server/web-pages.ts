@@ -1,4 +1,4 @@
-import { escapeHtml } from "../lib/search.js";
+import { escapeHtml } from "../lib/html.js";
 import { DEFAULT_REALM_ICON_PATH } from "../presenters/realm.js";
 import type { WebManifest } from "./web-assets.js";
 
