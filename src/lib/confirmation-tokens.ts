@@ -1,15 +1,12 @@
-import { createHash, randomBytes } from "node:crypto";
-
 /**
- * The tokens of confirmation links (invitations, sign-up, password reset, email change):
- * 32 random bytes, base64url (43 characters). Only their SHA-256 is stored, as for API
- * keys and sessions; a fast hash suffices for 256 random bits.
+ * The tokens of confirmation links (invitations, sign-up, password reset, email change)
+ * are secret tokens (lib/secret-tokens.ts), stored as their SHA-256.
  */
-export const generateConfirmationToken = () => randomBytes(32).toString("base64url");
-
-export const hasConfirmationTokenFormat = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token);
-
-export const hashConfirmationToken = (token: string) => createHash("sha256").update(token).digest("hex");
+export {
+  generateSecretToken as generateConfirmationToken,
+  hasSecretTokenFormat as hasConfirmationTokenFormat,
+  hashSecretToken as hashConfirmationToken,
+} from "./secret-tokens.js";
 
 /** What a confirmation link is for; each kind has its own page and lifetime. */
 export type ConfirmationKind =

@@ -1,15 +1,14 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 
 /** The session cookie's name, as Zulip's (Django's) web app. */
 export const SESSION_COOKIE = "sessionid";
 
-/** A new session token: 32 random bytes, base64url (256 bits). */
-export const generateSessionToken = () => randomBytes(32).toString("base64url");
-
-export const hasSessionTokenFormat = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token);
-
-/** Stored instead of the token, as API keys are (a fast hash suffices for 256 random bits). */
-export const hashSessionToken = (token: string) => createHash("sha256").update(token).digest("hex");
+/** Session tokens are secret tokens (lib/secret-tokens.ts), stored as their SHA-256. */
+export {
+  generateSecretToken as generateSessionToken,
+  hasSecretTokenFormat as hasSessionTokenFormat,
+  hashSecretToken as hashSessionToken,
+} from "./secret-tokens.js";
 
 /**
  * The session's CSRF token, sent back by the page in X-CSRFToken: derived from the session
