@@ -26,9 +26,10 @@ export interface ConvertedMarkup {
 // line's start) other than the marker itself, `, @, \ and closing brackets/quotes; after it
 // the same kinds of character (or the line's end) other than opening brackets/quotes.
 const span = (marker: string) => {
-  const m = `\\${marker}`;
+  // Unicode-mode patterns refuse needless escapes: only "*" needs one, and only outside a class.
+  const m = marker === "*" ? "\\*" : marker;
   return new RegExp(
-    `((?![${m}\`@\\\\\\p{Pf}\\p{Pe}])[\\p{P}\\p{Zs}\\p{S}]|^)${m}([^${m}\\n]+)${m}(?=(?![${m}\`@\\\\\\p{Pi}\\p{Ps}])(?:[\\p{P}\\p{Zs}\\p{S}]|$))`,
+    `((?![${marker}\`@\\\\\\p{Pf}\\p{Pe}])[\\p{P}\\p{Zs}\\p{S}]|^)${m}([^${marker}\\n]+)${m}(?=(?![${marker}\`@\\\\\\p{Pi}\\p{Ps}])(?:[\\p{P}\\p{Zs}\\p{S}]|$))`,
     "gmu",
   );
 };
