@@ -80,7 +80,10 @@ describe(`chatd import slack${skipped}`, function () {
     const zipPath = join(root, "Acme Slack export Jan 15 2024 - Jan 16 2024.zip");
     await writeSlackExport(zipPath);
     dataDir = join(root, "data");
-    const res = await chatd(["--data-dir", dataDir, "import", "slack", zipPath, "--json"]);
+    // The server's URL gives the host of the addresses made for users Slack has none for.
+    const res = await chatd(["--data-dir", dataDir, "import", "slack", zipPath, "--json"], {
+      env: { CHATD_EXTERNAL_URL: "http://chatd.test" },
+    });
     expect(res.code, res.stderr).to.equal(0);
     summary = JSON.parse(res.stdout) as Record<string, unknown>;
     server = await startTestServer({}, { dataDir, keepDataDir: true });
@@ -129,9 +132,19 @@ describe(`chatd import slack${skipped}`, function () {
     expect(byName.get("Alice Ádám")!.user_id).to.equal(idOf.get("alice@example.com"));
   });
 
-  it("gives a user without an email one at the server's host", function () {
+  it("gives a user without an email one at the server's host, bots theirs as Zulip's importer names them", async function () {
     const key = chatdSync(["--data-dir", dataDir, "api-key", "--email", "frank@chatd.test", "--json"]);
     expect(key.code, key.stderr).to.equal(0);
+    const { user_id } = JSON.parse(key.stdout) as { user_id: number };
+    const { user } = expectSuccess(await as("alice@example.com").get(`/users/${user_id}`)) as { user: User };
+    expect(user.full_name).to.equal("Frank Sansmail");
+    const { members } = expectSuccess(await as("alice@example.com").get("/users")) as {
+      members: Array<User & { email: string }>;
+    };
+    const emailOf = (name: string) => members.find((m) => m.full_name === name)!.email;
+    expect(emailOf("Deploy Bot")).to.equal("deploy-bot@chatd.test");
+    expect(emailOf("Jenkins CI")).to.equal("jenkinsci-bot@chatd.test");
+    expect(emailOf("Slackbot")).to.equal("imported-slackbot-bot@chatd.test");
   });
 
   it("has the channels: descriptions from purposes or topics, private invite-only, archived archived", async function () {

@@ -6,6 +6,7 @@ import { realmUrl } from "../../config.js";
 import { configFor } from "../context.js";
 import { chatdCommand } from "../next-steps.js";
 import { CliError, printJson, printLine } from "../output.js";
+import { importSlackCommand } from "./import-slack.js";
 import type { ImportProgress, ImportSummary } from "../import/zulip/import-realm.js";
 
 // Loaded when the command runs: a server never needs them (test/cli/lazy-loading.test.ts).
@@ -103,4 +104,5 @@ const zulipCommand = new Command("zulip")
 
 export const importCommand = new Command("import")
   .description("create the organization from another chat server's export")
-  .addCommand(zulipCommand);
+  .addCommand(zulipCommand)
+  .addCommand(importSlackCommand({ progressPrinter, printImportSummary }));
