@@ -130,7 +130,11 @@ export async function convertMessages(opts: {
         users.emailOf.get(senderId) ?? "",
         ts,
       );
-      content = [content, attached.content].filter((part) => part !== "").join("\n");
+      // Zulip's normalize_body_for_import: no NUL bytes.
+      content = [content, attached.content]
+        .filter((part) => part !== "")
+        .join("\n")
+        .replace(/\0/g, "");
       if (content.trim() === "" || content.trim() === "/me") continue;
       nextMessageId++;
 

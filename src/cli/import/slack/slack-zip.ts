@@ -3,6 +3,9 @@ import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
 import { SlackImportError } from "./errors.js";
 
+/** A day file or users.json far larger than any Slack writes is refused before it is inflated. */
+const MAX_JSON_BYTES = 256 * 2 ** 20;
+
 /**
  * A Slack export zip read entry by entry: the central directory is indexed once (names and
  * sizes only), then each file is inflated when asked for, so memory holds one file at a time.
@@ -72,6 +75,13 @@ export class SlackZip {
 
   /** The parsed JSON of one file; a syntax error names the file. */
   async readJson(name: string): Promise<unknown> {
+    // yauzl checks each entry against its declared size, so a zip bomb stops here.
+    const size = this.entries.get(name)?.uncompressedSize ?? 0;
+    if (size > MAX_JSON_BYTES) {
+      throw new SlackImportError(
+        `${name} is ${Math.round(size / 2 ** 20)} MB: more than a Slack export's file ever holds`,
+      );
+    }
     const text = (await this.readBuffer(name)).toString("utf8");
     try {
       return JSON.parse(text) as unknown;
