@@ -37,6 +37,8 @@ export async function unpackTarGz(path: string): Promise<Unpacked> {
       file: path,
       cwd: dir,
       strict: true,
+      // Small reads keep the unpacking's memory small (node-tar reads 16 MB at a time by default).
+      maxReadSize: 1024 * 1024,
       filter: (_entry, stat) => "type" in stat && (stat.type === "File" || stat.type === "Directory"),
     });
   } catch (err) {
