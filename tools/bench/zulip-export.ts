@@ -1,5 +1,5 @@
 // Writes a Zulip-format export of N messages (default 100,000) for timing `chatd import zulip`:
-//   node tools/bench/zulip-export.mjs OUT_DIR [N]
+//   npm run build && node dist/tools/bench/zulip-export.js OUT_DIR [N]
 //   /usr/bin/time -v bin/chatd --data-dir /tmp/bench-data import zulip OUT_DIR
 // The realm, users and channels are test/fixtures/zulip-export's; messages go to its two
 // channels and its DMs, 1,000 per file as Zulip writes them, each with its users' rows.
@@ -7,9 +7,10 @@ import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const [out, count = "100000"] = process.argv.slice(2);
-if (!out) throw new Error("usage: zulip-export.mjs OUT_DIR [N]");
+if (!out) throw new Error("usage: zulip-export.js OUT_DIR [N]");
 const total = Number(count);
-const fixture = new URL("../../test/fixtures/zulip-export", import.meta.url).pathname;
+// Run from dist/tools/bench: the fixture is in the source tree.
+const fixture = new URL("../../../test/fixtures/zulip-export", import.meta.url).pathname;
 rmSync(out, { recursive: true, force: true });
 cpSync(fixture, out, { recursive: true });
 rmSync(join(out, "messages-000001.json"));
@@ -21,13 +22,13 @@ const senders = [10, 11, 12, 13, 14];
 const words = ["crown", "ghost", "castle", "sword", "poison", "letter", "ship", "grave", "king", "queen"];
 let userMessageId = 1;
 for (let file = 0; file * 1000 < total; file++) {
-  const messages = [];
-  const userMessages = [];
+  const messages: Array<Record<string, unknown>> = [];
+  const userMessages: Array<Record<string, unknown>> = [];
   for (let i = 0; i < 1000 && file * 1000 + i < total; i++) {
     const id = 100 + file * 1000 + i;
-    const sender = senders[id % senders.length];
+    const sender = senders[id % senders.length]!;
     const dm = id % 10 === 0;
-    const text = `message ${id} about the ${words[id % 10]} and the ${words[(id * 7) % 10]}`;
+    const text = `message ${id} about the ${words[id % 10]!} and the ${words[(id * 7) % 10]!}`;
     messages.push({
       id,
       sender,
