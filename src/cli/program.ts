@@ -5,6 +5,7 @@ import { botCommand } from "./commands/bot.js";
 import { channelCommand } from "./commands/channel.js";
 import { dbCommand } from "./commands/db.js";
 import { emailCommand } from "./commands/email.js";
+import { importCommand } from "./commands/import.js";
 import { initCommand } from "./commands/init.js";
 import { inviteCommand } from "./commands/invite.js";
 import { messageCommand } from "./commands/message.js";
@@ -35,5 +36,6 @@ export function createProgram(): Command {
     .addCommand(apiKeyCommand)
     .addCommand(emailCommand)
     .addCommand(backupCommand)
+    .addCommand(importCommand)
     .addCommand(dbCommand);
 }

@@ -54,7 +54,7 @@ async function indexCopied(
 }
 
 /** Every serial column's sequence continues after the highest copied value. */
-async function resetSequences(trx: Knex.Transaction): Promise<void> {
+export async function resetSequences(trx: Knex.Transaction): Promise<void> {
   const { rows } = await trx.raw<{ rows: Array<{ table_name: string; column_name: string }> }>(
     `SELECT table_name, column_name FROM information_schema.columns
      WHERE table_schema = current_schema() AND column_default LIKE 'nextval(%'`,
