@@ -34,6 +34,9 @@ export const INVITATION_LINK_VALIDITY_MINUTES = 10 * 24 * 60;
 const REMINDER_MIN_LIFETIME_SECS = 4 * 24 * 3600;
 const REMINDER_BEFORE_EXPIRY_SECS = 2 * 24 * 3600;
 
+/** Zulip's INVITES_MIN_USER_AGE_DAYS (3): how old a member's account must be to invite to an open realm. */
+const INVITES_MIN_USER_AGE_SECS = 3 * 24 * 3600;
+
 /** What an invitation makes of the person who accepts it. */
 export interface InvitationTerms {
   inviteAs: Role;
@@ -290,6 +293,19 @@ export async function checkInviteUsersSkipping(
     const emails = parseInviteeEmails(rawEmails);
     const streamIds = await accessChannelsForInvite(app, tx, actor, terms.streamIds);
     const groupIds = accessUserGroupsForInvite(realm, actor, terms.groupIds);
+    // Zulip's INVITES_MIN_USER_AGE_DAYS: in an open realm, nobody joins to send spam invitations.
+    if (
+      !bool(realm.realm.invite_required) &&
+      !isAdminRole(actor.role) &&
+      Number(actor.date_joined) > tx.now - INVITES_MIN_USER_AGE_SECS
+    ) {
+      throw invitationFailed(
+        "Your account is too new to send invites for this organization. " +
+          "Ask an organization admin, or a more experienced user.",
+        [],
+        false,
+      );
+    }
     const domainRule = await loadEmailDomainRule(tx.knex, realm.realm);
     const invalid: InvitationFailure[] = [];
     const skipped: InvitationFailure[] = [];

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { createLogger } from "../../src/logger.js";
 import { cast, createChannel, setRealmFields, subscriberIds, type Cast } from "../helpers/channels.js";
-import { expectSuccess } from "../helpers/client.js";
+import { expectError, expectSuccess } from "../helpers/client.js";
 import type { TestRealm } from "../helpers/factories.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { TestSmtpServer, type ReceivedEmail } from "../helpers/smtp.js";
@@ -82,6 +82,23 @@ describe("open sign-up at /register/, email off", function () {
     const olivia = await userByEmail(server, "olivia@example.com");
     expect(olivia).to.include({ role: 400, full_name: "Olivia" });
     expect(await subscriberIds(server, lobby)).to.include(olivia!.id);
+  });
+
+  it("in an open realm, a member's account must be three days old to invite (Zulip's spam rule)", async function () {
+    const invite = (by: typeof u.hamlet) =>
+      by.client.post("/invites", { invitee_emails: "friend@example.com", stream_ids: [] });
+    expectError(
+      await invite(u.hamlet),
+      400,
+      "Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.",
+      "INVITATION_FAILED",
+    );
+    expect(await written(server, "friend@example.com")).to.deep.equal(NOTHING);
+    expectSuccess(await invite(u.iago));
+    server.clock.advance(3 * 24 * 3600 * 1000 + 1000);
+    expectSuccess(
+      await u.hamlet.client.post("/invites", { invitee_emails: "pal@example.com", stream_ids: [] }),
+    );
   });
 
   it("an address that has an account gets Zulip's answer and no second account; bad input keeps the form", async function () {
