@@ -5,6 +5,7 @@ import type { Tx } from "../db/tx.js";
 import { badRequest } from "../errors.js";
 import { composeEmail } from "../lib/email-content.js";
 import { isValidEmail } from "../lib/emails.js";
+import { EMAIL_DOMAIN_ERRORS, loadEmailDomainRule, type EmailDomainRule } from "../lib/realm-domains.js";
 import type { ConfirmationState } from "../lib/confirmation-tokens.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { isAdminRole } from "../world/roles.js";
@@ -38,12 +39,23 @@ function isSystemBotEmail(app: App, realm: RealmSnapshot, email: string): boolea
   return systemBotEmails(app).includes(key);
 }
 
-/** Zulip's checks of a user's new address, with its messages; throws a 400. */
-export function validateOwnEmailChange(app: App, realm: RealmSnapshot, user: UserRow, address: string): void {
+/**
+ * Zulip's checks of a user's new address (validate_email_change_request), with its
+ * messages; throws a 400. `domainRule` is the realm's (lib/realm-domains.ts).
+ */
+export function validateOwnEmailChange(
+  app: App,
+  realm: RealmSnapshot,
+  user: UserRow,
+  address: string,
+  domainRule: EmailDomainRule,
+): void {
   if (bool(realm.realm.email_changes_disabled) && !isAdminRole(user.role)) {
     throw badRequest("Email address changes are disabled in this organization.");
   }
   if (!isValidEmail(address)) throw badRequest("Invalid address.");
+  const refusal = domainRule(address);
+  if (refusal) throw badRequest(EMAIL_DOMAIN_ERRORS[refusal]);
   if (isSystemBotEmail(app, realm, address)) throw badRequest("Reserved for system bots.");
   const holder = realm.userByEmail(address);
   if (holder && holder.id !== user.id) {
@@ -100,7 +112,7 @@ export async function checkConfirmEmailChange(
     const realm = await app.realms.get(tx.knex, row.realm_id);
     const user = realm.user(row.object_id ?? 0);
     if (!user || !bool(user.is_active)) return { state: "unknown" };
-    validateOwnEmailChange(app, realm, user, row.email);
+    validateOwnEmailChange(app, realm, user, row.email, await loadEmailDomainRule(tx.knex, realm.realm));
     if (!(await useConfirmation(tx, row.id))) return { state: "used" };
     const oldEmail = user.delivery_email;
     await doChangeDeliveryEmail(app, tx, user, row.email);

@@ -15,8 +15,10 @@ import {
 } from "../errors.js";
 import { isValidEmail } from "../lib/emails.js";
 import { composeEmail } from "../lib/email-content.js";
+import { EMAIL_DOMAIN_ERRORS, loadEmailDomainRule } from "../lib/realm-domains.js";
 import { accessChannelById, canAddSubscribers } from "../permissions/channel-access.js";
 import { userHasRealmPermission } from "../permissions/setting-permissions.js";
+import { accessUserGroupForUpdate } from "../permissions/user-groups.js";
 import type { RealmGroupSettingName } from "../permissions/setting-registry.js";
 import { invitesChangedEvent } from "../presenters/events/invites.js";
 import { presentInvite, type InvitationRow, type WireInvite } from "../presenters/invites.js";
@@ -32,12 +34,17 @@ export const INVITATION_LINK_VALIDITY_MINUTES = 10 * 24 * 60;
 const REMINDER_MIN_LIFETIME_SECS = 4 * 24 * 3600;
 const REMINDER_BEFORE_EXPIRY_SECS = 2 * 24 * 3600;
 
+/** Zulip's INVITES_MIN_USER_AGE_DAYS (3): how old a member's account must be to invite to an open realm. */
+const INVITES_MIN_USER_AGE_SECS = 3 * 24 * 3600;
+
 /** What an invitation makes of the person who accepts it. */
 export interface InvitationTerms {
   inviteAs: Role;
   /** null: never expires. */
   expiresInMinutes: number | null;
   streamIds: readonly number[];
+  /** User groups the new user joins (Zulip's group_ids). */
+  groupIds: readonly number[];
   includeRealmDefaultSubscriptions: boolean;
   notifyReferrerOnJoin: boolean;
 }
@@ -92,6 +99,22 @@ async function accessChannelsForInvite(
   if (refused.length > 0)
     throw badRequest("You do not have permission to subscribe other users to channels.");
   return [...new Set(channels.map((c) => c.id))];
+}
+
+/**
+ * Zulip's access_user_groups_for_invite: each a named, active, non-system group the actor
+ * may add members to (access_user_group_for_update with can_add_members_group).
+ */
+function accessUserGroupsForInvite(
+  realm: RealmSnapshot,
+  actor: UserRow,
+  groupIds: readonly number[],
+): number[] {
+  return [
+    ...new Set(
+      groupIds.map((id) => accessUserGroupForUpdate(realm, actor, id, ["can_add_members_group"]).row.id),
+    ),
+  ];
 }
 
 /** Zulip's get_invitee_emails_set: comma or newline separated, "Name <address>" allowed. */
@@ -199,6 +222,7 @@ async function doCreateInvitation(
   terms: InvitationTerms,
   email: string | null,
   streamIds: readonly number[],
+  groupIds: readonly number[],
 ): Promise<{ id: number; token: string; expiresAt: number | null }> {
   const id = await insertReturningId(tx.knex, "invitations", {
     realm_id: actor.realm_id,
@@ -207,6 +231,7 @@ async function doCreateInvitation(
     email,
     invited_as: terms.inviteAs,
     stream_ids: JSON.stringify(streamIds),
+    group_ids: JSON.stringify(groupIds),
     include_realm_default_subscriptions: terms.includeRealmDefaultSubscriptions,
     notify_referrer_on_join: terms.notifyReferrerOnJoin,
     created_at: tx.now,
@@ -267,6 +292,21 @@ export async function checkInviteUsersSkipping(
     if (rawEmails === "") throw badRequest("You must specify at least one email address.");
     const emails = parseInviteeEmails(rawEmails);
     const streamIds = await accessChannelsForInvite(app, tx, actor, terms.streamIds);
+    const groupIds = accessUserGroupsForInvite(realm, actor, terms.groupIds);
+    // Zulip's INVITES_MIN_USER_AGE_DAYS: in an open realm, nobody joins to send spam invitations.
+    if (
+      !bool(realm.realm.invite_required) &&
+      !isAdminRole(actor.role) &&
+      Number(actor.date_joined) > tx.now - INVITES_MIN_USER_AGE_SECS
+    ) {
+      throw invitationFailed(
+        "Your account is too new to send invites for this organization. " +
+          "Ask an organization admin, or a more experienced user.",
+        [],
+        false,
+      );
+    }
+    const domainRule = await loadEmailDomainRule(tx.knex, realm.realm);
     const invalid: InvitationFailure[] = [];
     const skipped: InvitationFailure[] = [];
     const good: string[] = [];
@@ -274,6 +314,11 @@ export async function checkInviteUsersSkipping(
       if (email === "") continue;
       if (!isValidEmail(email)) {
         invalid.push([email, "Invalid address.", false]);
+        continue;
+      }
+      const refusal = domainRule(email);
+      if (refusal) {
+        invalid.push([email, EMAIL_DOMAIN_ERRORS[refusal], false]);
         continue;
       }
       const existing = existingUserError(realm, email);
@@ -292,7 +337,7 @@ export async function checkInviteUsersSkipping(
     }
     const sent: SentInvitation[] = [];
     for (const email of good) {
-      const { token, expiresAt } = await doCreateInvitation(tx, actor, terms, email, streamIds);
+      const { token, expiresAt } = await doCreateInvitation(tx, actor, terms, email, streamIds, groupIds);
       const link = joinLink(app, token);
       await clearInvitationReminders(tx, realm.id, email);
       await queueInvitationEmails(app, tx, realm, actor, email, link, expiresAt);
@@ -313,7 +358,8 @@ export async function checkCreateMultiuseInvite(
     const realm = await app.realms.get(tx.knex, actor.realm_id);
     checkMayInvite(realm, actor, "create_multiuse_invite_group", terms.inviteAs);
     const streamIds = await accessChannelsForInvite(app, tx, actor, terms.streamIds);
-    const { token, expiresAt } = await doCreateInvitation(tx, actor, terms, null, streamIds);
+    const groupIds = accessUserGroupsForInvite(realm, actor, terms.groupIds);
+    const { token, expiresAt } = await doCreateInvitation(tx, actor, terms, null, streamIds, groupIds);
     notifyInvitesChanged(realm, tx, actor.id);
     return { link: joinLink(app, token), expiresAt };
   });

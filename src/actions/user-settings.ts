@@ -3,6 +3,7 @@ import { bool, type UserRow } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, botsNotAllowed, noSuchUser } from "../errors.js";
 import { hashPassword, isStrongPassword, verifyPassword } from "../lib/passwords.js";
+import { loadEmailDomainRule } from "../lib/realm-domains.js";
 import { p, type ParamSpec, type ParamValues } from "../params.js";
 import type { RealmSnapshot } from "../world/realm.js";
 import { isAdminRole } from "../world/roles.js";
@@ -85,11 +86,17 @@ const password = defineSetting({
  */
 const email = defineSetting({
   params: { email: p.str().optional() },
-  validate({ app, user, realm }, values) {
+  // The realm's domain rule (emails_restricted_to_domains and realm_domains).
+  async prepare(app, user, values) {
+    if (values.email === undefined) return undefined;
+    const realm = await app.realms.get(app.knex, user.realm_id);
+    return loadEmailDomainRule(app.knex, realm.realm);
+  },
+  validate({ app, user, realm }, values, domainRule) {
     if (values.email === undefined) return null;
     const address = values.email.trim();
     if (address === user.delivery_email) return null;
-    validateOwnEmailChange(app, realm, user, address);
+    validateOwnEmailChange(app, realm, user, address, domainRule ?? (() => null));
     return (app, tx) => doStartEmailChange(app, tx, realm, user, address);
   },
 });

@@ -35,6 +35,7 @@ const api = {
   reactions: () => import("./reactions.js"),
   readReceipts: () => import("./read-receipts.js"),
   realm: () => import("./realm.js"),
+  realmDomains: () => import("./realm-domains.js"),
   realmEmoji: () => import("./realm-emoji.js"),
   reminders: () => import("./reminders.js"),
   savedSnippets: () => import("./saved-snippets.js"),
@@ -213,6 +214,11 @@ export const ENDPOINTS: readonly RouteEntry[] = [
   route("POST", "/invites/:invite_id/resend", "user", api.invites, "resendEmailInvite", {
     ints: ["invite_id"],
   }),
+  // the domains of the realm's email restriction
+  route("GET", "/realm/domains", "user", api.realmDomains, "listRealmDomains"),
+  route("POST", "/realm/domains", "owner", api.realmDomains, "createRealmDomain"),
+  route("PATCH", "/realm/domains/:domain", "owner", api.realmDomains, "updateRealmDomain"),
+  route("DELETE", "/realm/domains/:domain", "owner", api.realmDomains, "deleteRealmDomain"),
   // code playgrounds
   route("POST", "/realm/playgrounds", "admin", api.playgrounds, "addPlayground"),
   route("DELETE", "/realm/playgrounds/:playground_id", "admin", api.playgrounds, "removePlayground", {

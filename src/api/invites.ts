@@ -22,6 +22,7 @@ const termsParams = {
     .default(INVITATION_LINK_VALIDITY_MINUTES),
   invite_as: roleParam.default(ROLE.MEMBER),
   include_realm_default_subscriptions: p.bool().default(false),
+  group_ids: p.listOf(validate.int()).default([]),
 };
 
 const terms = (
@@ -29,6 +30,7 @@ const terms = (
     invite_expires_in_minutes: number | null;
     invite_as: InvitationTerms["inviteAs"];
     include_realm_default_subscriptions: boolean;
+    group_ids: number[];
   },
   streamIds: readonly number[],
   notifyReferrerOnJoin: boolean,
@@ -36,6 +38,7 @@ const terms = (
   inviteAs: params.invite_as,
   expiresInMinutes: params.invite_expires_in_minutes,
   streamIds,
+  groupIds: params.group_ids,
   includeRealmDefaultSubscriptions: params.include_realm_default_subscriptions,
   notifyReferrerOnJoin,
 });

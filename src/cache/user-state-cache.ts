@@ -108,6 +108,7 @@ export class UserStateCache {
       case "realm_emoji":
       case "realm_linkifiers":
       case "realm_playgrounds":
+      case "realm_domains":
       case "invites_changed":
         // Nothing cached here depends on these; a new event type must decide.
         break;

@@ -61,6 +61,7 @@ export const FLAVOURS: FlavourTable = {
   realm_emoji: realmEmojiFlavour,
   realm_linkifiers: realmLinkifiersFlavour,
   realm_playgrounds: null,
+  realm_domains: null,
   invites_changed: null,
 };
 

@@ -9,6 +9,8 @@ export interface InvitationRow {
   email: string | null;
   invited_as: number;
   stream_ids: string;
+  /** JSON list of user group IDs the new user joins. */
+  group_ids: string;
   include_realm_default_subscriptions: DbBool;
   notify_referrer_on_join: DbBool;
   link_token: string | null;

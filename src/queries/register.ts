@@ -26,6 +26,7 @@ import { fetchUserStatusState } from "./user-status.js";
 import { fetchRealmBotsState } from "./realm-bots.js";
 import { fetchRealmEmojiState } from "./realm-emoji.js";
 import { fetchRealmLinkifiersState, fetchRealmPlaygroundsState } from "./linkifiers.js";
+import { fetchRealmDomainsState } from "./realm-domains.js";
 import {
   fetchDefaultStreamGroupsState,
   fetchEmbeddedBotsState,
@@ -33,7 +34,6 @@ import {
   fetchOnboardingStepsState,
   fetchPushDevicesState,
   fetchRealmBillingState,
-  fetchRealmDomainsState,
   fetchRealmFiltersState,
   fetchStopWordsState,
   fetchVideoCallsState,

@@ -11,9 +11,6 @@ const constant = (state: Record<string, unknown>) => (): Promise<Record<string, 
 /** The legacy form of linkifiers (queries/linkifiers.ts), which Zulip always sends empty. */
 export const fetchRealmFiltersState = constant({ realm_filters: [] });
 
-/** Domains for email-restricted sign-up (none can be configured yet). */
-export const fetchRealmDomainsState = constant({ realm_domains: [] });
-
 /** Default channel groups (none can be created yet; guests never see any). */
 export const fetchDefaultStreamGroupsState = constant({ realm_default_stream_groups: [] });
 

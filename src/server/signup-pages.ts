@@ -1,12 +1,13 @@
 import type { Context, Middleware } from "koa";
 import type { App } from "../app.js";
-import type { JoinLink, JoinLookup } from "../actions/signup.js";
+import type { JoinLink, JoinLookup, SignUpResult } from "../actions/signup.js";
 import { JsonableError } from "../errors.js";
 import { publicOrigin, validateSameOrigin } from "../http/auth.js";
 import { requestParams } from "../http/body.js";
 import { emailEnabled } from "../lib/email-settings.js";
 import { escapeHtml } from "../lib/html.js";
 import { sessionCookie } from "../lib/sessions.js";
+import { openSignUpAllowed } from "../permissions/open-signup.js";
 import { DEFAULT_REALM_ICON_PATH } from "../presenters/realm.js";
 import { cookieOptions, realmInfo, redirect } from "./web-app.js";
 import { loadWebManifest, type WebManifest } from "./web-assets.js";
@@ -15,7 +16,10 @@ import { head, PAGE_HEADERS, PAGE_POLICY } from "./web-pages.js";
 /**
  * The sign-up pages invitation links open (`/join/<token>/`, Zulip's URL): a form for the
  * new account's name and password (and address, for a reusable link); a link that was
- * used, revoked or has expired says so and shows no form. Server-rendered like the login
+ * used, revoked or has expired says so and shows no form. `/register/` (Zulip's URL) is
+ * open sign-up where the realm does not require invitations: the address first when email
+ * is on (a confirmation link is mailed), the whole form at once when it is off; where
+ * invitations are required it says so and shows no form. Server-rendered like the login
  * page, and, like it, POSTs are checked to come from this site.
  */
 // Loaded on the first sign-up: it brings user creation and message sending, which an idle
@@ -24,6 +28,10 @@ const signupActions = () => import("../actions/signup.js");
 
 export function signupPages(app: App, manifest: WebManifest | null = loadWebManifest()): Middleware {
   return async (ctx, next) => {
+    if (ctx.path === REGISTER_PATH || ctx.path === "/register") {
+      if (ctx.method === "GET" || ctx.method === "HEAD") return registerPage(app, ctx, manifest);
+      if (ctx.method === "POST") return register(app, ctx, manifest);
+    }
     const match = /^\/join\/([^/]+)\/?$/.exec(ctx.path);
     if (!match) {
       await next();
@@ -36,6 +44,13 @@ export function signupPages(app: App, manifest: WebManifest | null = loadWebMani
   };
 }
 
+/** Open sign-up's page (Zulip's accounts_home). */
+export const REGISTER_PATH = "/register/";
+
+/** What open sign-up says where invitations are required (no form). */
+const INVITATION_REQUIRED =
+  "You need an invitation to join this organization. Ask one of its administrators to invite you.";
+
 /** What a link that cannot be followed says (no form). */
 const GONE: Record<Exclude<JoinLookup["state"], "valid">, string> = {
   used: "This invitation link has already been used. If you have an account, log in instead.",
@@ -47,6 +62,13 @@ const GONE: Record<Exclude<JoinLookup["state"], "valid">, string> = {
 async function joinPage(app: App, ctx: Context, manifest: WebManifest | null, token: string): Promise<void> {
   const found = await (await signupActions()).findJoinLink(app, token);
   if (found.state !== "valid") return gonePage(app, ctx, manifest, found.state);
+  // A mailed open sign-up link is no use once the realm requires invitations.
+  if (
+    found.link.invitation === null &&
+    !openSignUpAllowed(await app.realms.get(app.knex, found.link.realmId))
+  ) {
+    return render(ctx, 403, await page(app, manifest, { notice: INVITATION_REQUIRED, title: "Sign up" }));
+  }
   render(ctx, 200, await page(app, manifest, { link: found.link, token }));
 }
 
@@ -59,33 +81,75 @@ async function gonePage(
   render(ctx, 404, await page(app, manifest, { notice: GONE[state] }));
 }
 
-async function join(app: App, ctx: Context, manifest: WebManifest | null, token: string): Promise<void> {
+async function registerPage(app: App, ctx: Context, manifest: WebManifest | null): Promise<void> {
+  const realm = await app.realms.primaryRealm(app.knex);
+  if (!realm || !openSignUpAllowed(realm)) {
+    return render(ctx, 200, await page(app, manifest, { notice: INVITATION_REQUIRED, title: "Sign up" }));
+  }
+  render(ctx, 200, await page(app, manifest, { form: { email: "", fullName: "" }, open: true }));
+}
+
+async function register(app: App, ctx: Context, manifest: WebManifest | null): Promise<void> {
+  const form = signUpForm(ctx);
+  try {
+    validateSameOrigin({ method: ctx.method, header: (name) => ctx.get(name) }, publicOrigin(app));
+    const realm = await app.realms.primaryRealm(app.knex);
+    if (!realm) throw new (await signupActions()).InvitationRequired();
+    const result = await (await signupActions()).checkOpenSignUp(app, realm.id, form);
+    await answer(app, ctx, manifest, result);
+  } catch (err) {
+    if (!(err instanceof JsonableError)) throw err;
+    if (err instanceof (await signupActions()).InvitationRequired) {
+      return render(ctx, 403, await page(app, manifest, { notice: INVITATION_REQUIRED, title: "Sign up" }));
+    }
+    const status = err.code === "CSRF_FAILED" ? 403 : err.status === 429 ? 429 : 200;
+    render(ctx, status, await page(app, manifest, { open: true, form, error: err.message }));
+  }
+}
+
+const signUpForm = (ctx: Context) => {
   const params = requestParams(ctx);
-  const form = {
+  return {
     email: params.get("email") ?? "",
     fullName: params.get("full_name") ?? "",
     password: params.get("password") ?? "",
   };
+};
+
+/** A sign-up's outcome: a session and the app, or the page saying where the link went. */
+async function answer(
+  app: App,
+  ctx: Context,
+  manifest: WebManifest | null,
+  result: SignUpResult,
+): Promise<void> {
+  if (result.kind === "gone") return gonePage(app, ctx, manifest, "used");
+  if (result.kind === "confirmation_sent") {
+    const notice =
+      `We sent an email to ${result.email}. Click the link in it to finish creating your account; ` +
+      "it expires in one day.";
+    return render(ctx, 200, await page(app, manifest, { notice, title: "Check your email" }));
+  }
+  ctx.append(
+    "Set-Cookie",
+    sessionCookie(result.sessionToken, cookieOptions(app, app.config.session_max_age_secs)),
+  );
+  redirect(ctx, "/");
+}
+
+async function join(app: App, ctx: Context, manifest: WebManifest | null, token: string): Promise<void> {
+  const form = signUpForm(ctx);
   const found = await (await signupActions()).findJoinLink(app, token);
   if (found.state !== "valid") return gonePage(app, ctx, manifest, found.state);
   try {
     validateSameOrigin({ method: ctx.method, header: (name) => ctx.get(name) }, publicOrigin(app));
-    const result = await (await signupActions()).checkSignUp(app, found.link, form);
-    if (result.kind === "gone") return gonePage(app, ctx, manifest, "used");
-    if (result.kind === "confirmation_sent") {
-      const notice =
-        `We sent an email to ${result.email}. Click the link in it to finish creating your account; ` +
-        "it expires in one day.";
-      return render(ctx, 200, await page(app, manifest, { notice, title: "Check your email" }));
-    }
-    ctx.append(
-      "Set-Cookie",
-      sessionCookie(result.sessionToken, cookieOptions(app, app.config.session_max_age_secs)),
-    );
-    redirect(ctx, "/");
+    await answer(app, ctx, manifest, await (await signupActions()).checkSignUp(app, found.link, form));
   } catch (err) {
     if (!(err instanceof JsonableError)) throw err;
-    const status = err.code === "CSRF_FAILED" ? 403 : 200;
+    if (err instanceof (await signupActions()).InvitationRequired) {
+      return render(ctx, 403, await page(app, manifest, { notice: INVITATION_REQUIRED, title: "Sign up" }));
+    }
+    const status = err.code === "CSRF_FAILED" ? 403 : err.status === 429 ? 429 : 200;
     render(ctx, status, await page(app, manifest, { link: found.link, token, form, error: err.message }));
   }
 }
@@ -98,9 +162,11 @@ function render(ctx: Context, status: number, html: string): void {
 }
 
 interface PageContent {
-  /** The link to sign up with; absent, the page only says `notice`. */
+  /** The link to sign up with; absent (and not `open`), the page only says `notice`. */
   link?: JoinLink;
   token?: string;
+  /** Open sign-up's form (/register/), without a link. */
+  open?: boolean;
   form?: { email: string; fullName: string };
   error?: string;
   notice?: string;
@@ -119,21 +185,42 @@ async function page(app: App, manifest: WebManifest | null, content: PageContent
 <h1>${escapeHtml(title)}</h1>
 </header>
 ${content.notice ? `<p role="status">${escapeHtml(content.notice)}</p>\n<p><a href="/login/">Go to the login page</a></p>` : ""}
-${content.link && content.token ? signupForm(app, content.link, content.token, content) : ""}
+${formFor(app, content)}
 </main>
 </body>
 </html>
 `;
 }
 
-/** The form: Email (fixed by an email invitation), Full name, Password, and Sign up. */
-function signupForm(app: App, link: JoinLink, token: string, content: PageContent): string {
+function formFor(app: App, content: PageContent): string {
+  if (content.open) return signupForm(app, REGISTER_PATH, null, true, content);
+  if (!content.link || !content.token) return "";
+  const { link, token } = content;
+  return signupForm(
+    app,
+    `/join/${token}/`,
+    link.email,
+    link.confirmation.kind === "multiuse_invitation",
+    content,
+  );
+}
+
+/**
+ * The form: Email (fixed by an email invitation or a confirmed address), Full name,
+ * Password, and Sign up. Where the address is still to be confirmed (a reusable link or
+ * open sign-up) and email is on, the form asks for the address alone.
+ */
+function signupForm(
+  app: App,
+  action: string,
+  fixed: string | null,
+  unconfirmed: boolean,
+  content: PageContent,
+): string {
   const error = content.error ? `<p class="form-error" role="alert">${escapeHtml(content.error)}</p>` : "";
-  const fixedEmail = link.email !== null;
-  const email = link.email ?? content.form?.email ?? "";
-  // With email on, a reusable link first confirms the address: the rest comes after.
-  const askEmailOnly =
-    !fixedEmail && link.confirmation.kind === "multiuse_invitation" && emailEnabled(app.config);
+  const fixedEmail = fixed !== null;
+  const email = fixed ?? content.form?.email ?? "";
+  const askEmailOnly = !fixedEmail && unconfirmed && emailEnabled(app.config);
   const emailField = `<label for="signup-email">Email</label>
 <input id="signup-email" name="email" type="email" autocomplete="email" required value="${escapeHtml(email)}"${fixedEmail ? " readonly" : " autofocus"}>`;
   const rest = askEmailOnly
@@ -142,7 +229,7 @@ function signupForm(app: App, link: JoinLink, token: string, content: PageConten
 <input id="signup-full-name" name="full_name" type="text" autocomplete="name" required maxlength="60" value="${escapeHtml(content.form?.fullName ?? "")}"${fixedEmail ? " autofocus" : ""}>
 <label for="signup-password">Password</label>
 <input id="signup-password" name="password" type="password" autocomplete="new-password" required minlength="6" maxlength="100">`;
-  return `<form method="post" action="/join/${escapeHtml(token)}/" class="form">
+  return `<form method="post" action="${escapeHtml(action)}" class="form">
 ${error}
 ${emailField}
 ${rest}

@@ -4,6 +4,7 @@ import { checkLogin, checkLogout } from "../actions/sessions.js";
 import { realmUrl } from "../config.js";
 import { bool } from "../db/rows.js";
 import { JsonableError } from "../errors.js";
+import { openSignUpAllowed } from "../permissions/open-signup.js";
 import { validateCsrf, validateSameOrigin, liveSession, publicOrigin } from "../http/auth.js";
 import { requestParams } from "../http/body.js";
 import type { SessionRecord } from "../cache/session-cache.js";
@@ -117,7 +118,9 @@ async function loginPage(
   ctx.status = status;
   ctx.set(PAGE_HEADERS(PAGE_POLICY));
   ctx.type = "text/html; charset=utf-8";
-  ctx.body = renderLoginPage(manifest, { realm: await realmInfo(app), ...page });
+  const primary = await app.realms.primaryRealm(app.knex);
+  const signUp = primary !== null && openSignUpAllowed(primary);
+  ctx.body = renderLoginPage(manifest, { realm: await realmInfo(app), signUp, ...page });
 }
 
 /** What the login page says for each refusal (Zulip's wording where it has one). */

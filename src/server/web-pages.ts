@@ -86,6 +86,8 @@ export interface LoginPage {
   error?: string;
   /** What just happened (a password was reset). */
   notice?: string;
+  /** Anyone may sign up (the realm does not require invitations): a Sign up link. */
+  signUp?: boolean;
 }
 
 /** The login form; it works without script (the page's script only carries a deep link through). */
@@ -120,7 +122,7 @@ ${error}
 <input id="login-password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Log in</button>
 </form>
-<p class="card-links"><a href="/accounts/password/reset/">Forgot your password?</a></p>
+<p class="card-links"><a href="/accounts/password/reset/">Forgot your password?</a>${page.signUp ? ` · <a href="/register/">Sign up</a>` : ""}</p>
 </main>
 <footer class="page-footer">
 <p>Using the Zulip mobile app, zulip-terminal or a bot? Server URL: <code>${escapeHtml(realm.url)}</code> · <a href="/help/clients">How to connect them</a></p>

@@ -64,6 +64,7 @@ export type ChatEvent =
   | RealmEmojiEvent
   | RealmLinkifiersEvent
   | RealmPlaygroundsEvent
+  | RealmDomainsEvent
   | InvitesChangedEvent;
 
 export type ChatEventType = ChatEvent["type"];
@@ -438,6 +439,15 @@ export type RealmPlaygroundsEvent = {
   type: "realm_playgrounds";
   realm_playgrounds: Array<{ id: number; name: string; pygments_language: string; url_template: string }>;
 };
+
+/** A domain of the realm's email restriction added, changed or removed (Zulip's realm_domains). */
+export type RealmDomainsEvent =
+  | {
+      type: "realm_domains";
+      op: "add" | "change";
+      realm_domain: { domain: string; allow_subdomains: boolean };
+    }
+  | { type: "realm_domains"; op: "remove"; domain: string };
 
 /** The realm's invitations changed: clients that list them fetch GET /invites again. */
 export type InvitesChangedEvent = { type: "invites_changed" };

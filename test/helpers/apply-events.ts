@@ -29,6 +29,18 @@ export type Applier = (state: State, event: Event, ctx: ApplyContext) => void;
 
 const byUserId = (a: Event, b: Event) => a.user_id - b.user_id;
 
+/** Zulip's realm_domains: add, change (allow_subdomains) or remove one domain; kept sorted. */
+function applyRealmDomains(state: State, event: Event): void {
+  const domains = state.realm_domains as Event[] | undefined;
+  if (!domains) return;
+  const at = (domain: string) => domains.findIndex((d) => d.domain === domain);
+  if (event.op === "add") domains.push({ ...event.realm_domain });
+  if (event.op === "change")
+    domains[at(event.realm_domain.domain)]!.allow_subdomains = event.realm_domain.allow_subdomains;
+  if (event.op === "remove") domains.splice(at(event.domain), 1);
+  domains.sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
+}
+
 /** Zulip's realm_users / realm_non_active_users: one list per is_active, sorted by ID. */
 function applyRealmUser(state: State, event: Event): void {
   const person = event.person as Event;
@@ -722,6 +734,7 @@ export const APPLIERS: Record<string, Applier> = {
   realm_playgrounds: (state, event) => {
     if ("realm_playgrounds" in state) state.realm_playgrounds = event.realm_playgrounds;
   },
+  realm_domains: applyRealmDomains,
   // Register carries no invitations (GET /invites does).
   invites_changed: () => undefined,
   realm_linkifiers: (state, event) => {

@@ -55,6 +55,7 @@ async function termsFrom(app: App, realm: RealmSnapshot, opts: TermsOptions): Pr
     inviteAs: roleOption(opts.as),
     expiresInMinutes: expiryMinutes(opts.expiresInDays),
     streamIds,
+    groupIds: [],
     // New people join the default channels, as those `chatd user create` makes do.
     includeRealmDefaultSubscriptions: true,
     notifyReferrerOnJoin: false,

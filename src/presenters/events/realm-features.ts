@@ -4,6 +4,7 @@ import {
   type RealmEmojiEvent,
   type RealmLinkifiersEvent,
   type RealmPlaygroundsEvent,
+  type RealmDomainsEvent,
   type WireCustomEmoji,
 } from "../../wire/events.js";
 
@@ -49,3 +50,18 @@ export const realmLinkifiersFlavour: Flavour<"realm_linkifiers"> = (event, { opt
 export const realmPlaygroundsEvent = (
   playgrounds: RealmPlaygroundsEvent["realm_playgrounds"],
 ): RealmPlaygroundsEvent => ({ type: "realm_playgrounds", realm_playgrounds: playgrounds });
+
+/** realm_domains: one domain added, changed (allow_subdomains) or removed. */
+export const realmDomainsEvents = {
+  add: (domain: string, allowSubdomains: boolean): RealmDomainsEvent => ({
+    type: "realm_domains",
+    op: "add",
+    realm_domain: { domain, allow_subdomains: allowSubdomains },
+  }),
+  change: (domain: string, allowSubdomains: boolean): RealmDomainsEvent => ({
+    type: "realm_domains",
+    op: "change",
+    realm_domain: { domain, allow_subdomains: allowSubdomains },
+  }),
+  remove: (domain: string): RealmDomainsEvent => ({ type: "realm_domains", op: "remove", domain }),
+};
