@@ -218,9 +218,21 @@ describe("data exports: /export/realm", function () {
       400,
       "Make sure at least one Organization Owner is consenting to the export.",
     );
+    expect(await server.app.knex("realm_exports").count<Array<{ n: number }>>({ n: "*" })).to.deep.equal([
+      { n: 1 },
+    ]);
+    const queue = (await register(u.iago.client, { event_types: JSON.stringify(["realm_export_consent"]) }))
+      .queue_id as string;
     for (const user of [u.desdemona, u.hamlet]) {
       expectSuccess(await user.client.patch("/settings", { allow_private_data_export: true }));
     }
+    const consentEvents = (await pendingEvents(u.iago.client, queue)).filter(
+      (e) => e.type === "realm_export_consent",
+    );
+    expect(consentEvents.map((e): unknown[] => [e.user_id, e.consented])).to.deep.equal([
+      [u.desdemona.id, true],
+      [u.hamlet.id, true],
+    ]);
     const consents = expectSuccess(await u.iago.client.get("/export/realm/consents")).export_consents as Rows;
     expect(consents).to.deep.include({ user_id: u.hamlet.id, consented: true });
     expect(consents).to.deep.include({ user_id: u.othello.id, consented: false });
