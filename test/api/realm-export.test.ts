@@ -275,9 +275,27 @@ describe("data exports: /export/realm", function () {
     );
   });
 
-  it("allows five exports in seven days, as Zulip", async function () {
-    // Two so far; three more, then the sixth is refused with nothing recorded.
-    for (let i = 0; i < 3; i++) {
+  it("a failed export is listed as failed; five exports in seven days, as Zulip", async function () {
+    // A failed export: the listing says when, with no URL; there is nothing to delete.
+    const uploads = server.app.uploads;
+    const putFile = uploads.putFile.bind(uploads);
+    uploads.putFile = () => Promise.reject(new Error("disk full"));
+    let failed: Record<string, unknown>;
+    try {
+      const { id } = expectSuccess(await u.iago.client.post("/export/realm", {})) as { id: number };
+      failed = await finished(id);
+    } finally {
+      uploads.putFile = putFile;
+    }
+    expect(failed).to.include({ pending: false, export_url: null, deleted_timestamp: null });
+    expect(failed.failed_timestamp).to.be.a("number");
+    expectError(
+      await u.iago.client.delete(`/export/realm/${String(failed.id)}`),
+      400,
+      "Export failed, nothing to delete",
+    );
+    // Three so far; two more, then the sixth is refused with nothing recorded.
+    for (let i = 0; i < 2; i++) {
       const { id } = expectSuccess(await u.iago.client.post("/export/realm", {})) as { id: number };
       await finished(id);
     }
