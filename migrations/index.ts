@@ -24,6 +24,7 @@ import * as invitations from "./20261201010000_invitations.js";
 import * as missedMessageNotifications from "./20261201020000_missed_message_notifications.js";
 import * as welcomeMessageCustomText from "./20261202100000_welcome_message_custom_text.js";
 import * as realmDomainsAndInvitationGroups from "./20261203000000_realm_domains_and_invitation_groups.js";
+import * as realmExports from "./20261203010000_realm_exports.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -57,4 +58,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261201020000_missed_message_notifications", missedMessageNotifications],
   ["20261202100000_welcome_message_custom_text", welcomeMessageCustomText],
   ["20261203000000_realm_domains_and_invitation_groups", realmDomainsAndInvitationGroups],
+  ["20261203010000_realm_exports", realmExports],
 ];

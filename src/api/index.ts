@@ -30,6 +30,7 @@ const api = {
   mutedUsers: () => import("./muted-users.js"),
   navigationViews: () => import("./navigation-views.js"),
   playgrounds: () => import("./playgrounds.js"),
+  realmExport: () => import("./realm-export.js"),
   presence: () => import("./presence.js"),
   pushDevices: () => import("./push-devices.js"),
   reactions: () => import("./reactions.js"),
@@ -219,6 +220,13 @@ export const ENDPOINTS: readonly RouteEntry[] = [
   route("POST", "/realm/domains", "owner", api.realmDomains, "createRealmDomain"),
   route("PATCH", "/realm/domains/:domain", "owner", api.realmDomains, "updateRealmDomain"),
   route("DELETE", "/realm/domains/:domain", "owner", api.realmDomains, "deleteRealmDomain"),
+  // data exports (Zulip: require_realm_admin)
+  route("GET", "/export/realm", "admin", api.realmExport, "getRealmExports"),
+  route("POST", "/export/realm", "admin", api.realmExport, "startRealmExport"),
+  route("GET", "/export/realm/consents", "admin", api.realmExport, "getExportConsents"),
+  route("DELETE", "/export/realm/:export_id", "admin", api.realmExport, "deleteRealmExport", {
+    ints: ["export_id"],
+  }),
   // code playgrounds
   route("POST", "/realm/playgrounds", "admin", api.playgrounds, "addPlayground"),
   route("DELETE", "/realm/playgrounds/:playground_id", "admin", api.playgrounds, "removePlayground", {

@@ -110,6 +110,8 @@ export class UserStateCache {
       case "realm_playgrounds":
       case "realm_domains":
       case "invites_changed":
+      case "realm_export":
+      case "realm_export_consent":
         // Nothing cached here depends on these; a new event type must decide.
         break;
     }

@@ -63,6 +63,8 @@ export const FLAVOURS: FlavourTable = {
   realm_playgrounds: null,
   realm_domains: null,
   invites_changed: null,
+  realm_export: null,
+  realm_export_consent: null,
 };
 
 /**

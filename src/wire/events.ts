@@ -65,6 +65,8 @@ export type ChatEvent =
   | RealmLinkifiersEvent
   | RealmPlaygroundsEvent
   | RealmDomainsEvent
+  | RealmExportEvent
+  | RealmExportConsentEvent
   | InvitesChangedEvent;
 
 export type ChatEventType = ChatEvent["type"];
@@ -448,6 +450,24 @@ export type RealmDomainsEvent =
       realm_domain: { domain: string; allow_subdomains: boolean };
     }
   | { type: "realm_domains"; op: "remove"; domain: string };
+
+/** Zulip's RealmExport as GET /export/realm and realm_export events carry it. */
+export interface WireRealmExport {
+  id: number;
+  acting_user_id: number | null;
+  export_time: number;
+  deleted_timestamp: number | null;
+  failed_timestamp: number | null;
+  export_url: string | null;
+  pending: boolean;
+  export_type: number;
+}
+
+/** The organization's data exports, every one, after one started, finished, failed or was deleted. */
+export type RealmExportEvent = { type: "realm_export"; exports: WireRealmExport[] };
+
+/** A member turned allow_private_data_export on or off (to administrators). */
+export type RealmExportConsentEvent = { type: "realm_export_consent"; user_id: number; consented: boolean };
 
 /** The realm's invitations changed: clients that list them fetch GET /invites again. */
 export type InvitesChangedEvent = { type: "invites_changed" };
