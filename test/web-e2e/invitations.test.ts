@@ -8,14 +8,22 @@ import {
   type Person,
 } from "../helpers/browser.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { TestSmtpServer } from "../helpers/smtp.js";
+import { checkView, makeChannels } from "../helpers/web-views.js";
+import { waitFor } from "../helpers/webhook-receiver.js";
 import { ROLE } from "../../src/world/roles.js";
 
-/** An administrator invites from the settings; the invited person signs up in the browser. */
+/**
+ * An administrator invites from the settings; the invitation email reaches a real SMTP
+ * server, and the invited person signs up in the browser from its link.
+ */
 describe("web client: invitations", function () {
   this.timeout(60_000);
+  const smtp = new TestSmtpServer();
   let server: TestServer;
   let browser: Browser;
   let desdemona: Person;
+  let invited: Person | undefined;
 
   const openInvitations = async () => {
     await desdemona.page.goto(`${server.url}/#organization/invitations`);
@@ -25,51 +33,74 @@ describe("web client: invitations", function () {
 
   before(async function () {
     requireBrowser(this);
-    server = await startTestServer();
+    await smtp.start();
+    server = await startTestServer(smtp.config());
     const realm = await server.factory.realm({ desdemona: ROLE.OWNER, hamlet: ROLE.MEMBER });
-    browser = await launchBrowser();
     const d = realm.users.desdemona!;
+    await makeChannels(d, [{ name: "Dunsinane" }, { name: "Birnam Wood" }], [d]);
+    browser = await launchBrowser();
     desdemona = await logIn(browser, server, d.email, d.password);
   });
 
   after(async function () {
     await browser?.close();
     await server?.close();
+    await smtp.stop();
   });
 
   afterEach(async function () {
-    await screenshotOnFailure(this, [desdemona]);
+    await screenshotOnFailure(this, [desdemona, invited]);
+    await invited?.context.close();
     expect(desdemona?.problems ?? []).to.deep.equal([]);
+    expect(invited?.problems ?? []).to.deep.equal([]);
+    invited = undefined;
   });
 
-  it("invites by email; the invited person signs up from the emailed link and lands in the app", async function () {
+  it("invites by email to a channel; the emailed link signs the person up, into the app and that channel", async function () {
     await openInvitations();
+    await checkView(desdemona.page, "Organization settings");
     const form = desdemona.page.getByRole("form", { name: "Invite by email" });
     await form.getByLabel("Email addresses").fill("ophelia@example.com");
+    await form.getByRole("checkbox", { name: "Default channels for this organization" }).uncheck();
+    await form.getByRole("checkbox", { name: "Dunsinane", exact: true }).check();
     await form.getByRole("button", { name: "Send invitations" }).click();
     await status("Invitations sent").waitFor();
     await desdemona.page.getByRole("cell", { name: "ophelia@example.com", exact: true }).waitFor();
 
-    const [body] = await server.app
-      .knex("emails")
-      .where({ to_address: "ophelia@example.com" })
-      .pluck<string[]>("text_body");
-    const mail = { text_body: body ?? "" };
-    const path = /\/join\/[A-Za-z0-9_-]{43}\//.exec(mail.text_body)![0];
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      await page.goto(`${server.url}${path}`);
-      const email = page.getByLabel("Email");
-      expect(await email.inputValue()).to.equal("ophelia@example.com");
-      expect(await email.getAttribute("readonly")).to.not.equal(null);
-      await page.getByLabel("Full name").fill("Ophelia Dane");
-      await page.getByLabel("Password").fill("get-thee-to-a-nunnery");
-      await page.getByRole("button", { name: "Sign up" }).click();
-      await page.getByRole("heading", { level: 1, name: "Inbox" }).waitFor();
-    } finally {
-      await context.close();
-    }
+    // The email as the operator's SMTP server received it; its link, from the plain text.
+    await waitFor(() => smtp.received.length === 1);
+    const mail = smtp.received[0]!;
+    expect(mail.to).to.deep.equal(["ophelia@example.com"]);
+    const link = /http:\/\/chatd\.test(\/join\/[A-Za-z0-9_-]{43}\/)/.exec(mail.text);
+    expect(link, mail.text).not.to.equal(null);
+    expect(mail.html).to.include(`http://chatd.test${link![1]!}`);
+
+    // A fresh browser, as the invited person's own.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    invited = { context, page, problems: [] };
+    page.on("pageerror", (err) => invited!.problems.push(`page error: ${err.message}`));
+    await page.goto(`${server.url}${link![1]!}`);
+    await checkView(page, "Join Elsinore", 4);
+    const email = page.getByLabel("Email");
+    expect(await email.inputValue()).to.equal("ophelia@example.com");
+    expect(await email.getAttribute("readonly")).to.not.equal(null);
+    await page.getByLabel("Full name").fill("Ophelia Dane");
+    await page.getByLabel("Password").fill("get-thee-to-a-nunnery");
+    await page.getByRole("button", { name: "Sign up" }).click();
+    await page.getByRole("heading", { level: 1, name: "Inbox" }).waitFor();
+    const channels = page.getByRole("navigation", { name: "Channels" });
+    await channels.getByRole("link", { name: "Dunsinane", exact: true }).waitFor();
+    expect(await channels.getByRole("link", { name: "Birnam Wood", exact: true }).count()).to.equal(0);
+
+    // The used link says so, with no form.
+    await page.goto(`${server.url}${link![1]!}`);
+    await page
+      .getByRole("status")
+      .filter({ hasText: "This invitation link has already been used." })
+      .waitFor();
+    expect(await page.getByRole("button", { name: "Sign up" }).count()).to.equal(0);
+
     await openInvitations();
     await desdemona.page.getByText("No pending invitations.").waitFor();
   });

@@ -122,9 +122,73 @@ function RoleSelect({
   );
 }
 
+/** Which channels the invited join: the realm's defaults, or the ones chosen. */
+interface ChannelChoice {
+  defaults: boolean;
+  ids: ReadonlySet<number>;
+}
+
+const DEFAULT_CHANNELS: ChannelChoice = { defaults: true, ids: new Set() };
+
+const choiceParams = (choice: ChannelChoice) => ({
+  stream_ids: choice.defaults ? [] : [...choice.ids],
+  include_realm_default_subscriptions: choice.defaults,
+});
+
+/** The channels one may invite to: active ones, private only where the inviter is subscribed. */
+const invitableChannels = () =>
+  [...client.world.channels.value.values()]
+    .filter((c) => !c.is_archived && (!c.invite_only || client.world.subscriptions.value.has(c.stream_id)))
+    .sort((a, b) => a.name.localeCompare(b.name));
+
+/** Zulip's invitation channels: the organization's default channels, or a choice of them. */
+function ChannelPicker({
+  value,
+  onChange,
+}: {
+  value: ChannelChoice;
+  onChange: (choice: ChannelChoice) => void;
+}) {
+  return (
+    <fieldset class="channel-picker">
+      <legend>Channels</legend>
+      <label class="checkbox">
+        <input
+          type="checkbox"
+          checked={value.defaults}
+          onChange={(e) => onChange({ ...value, defaults: e.currentTarget.checked })}
+        />
+        Default channels for this organization
+      </label>
+      {!value.defaults && (
+        <ul class="channel-choices">
+          {invitableChannels().map((c) => (
+            <li key={c.stream_id}>
+              <label class="checkbox">
+                <input
+                  type="checkbox"
+                  checked={value.ids.has(c.stream_id)}
+                  onChange={(e) => {
+                    const ids = new Set(value.ids);
+                    if (e.currentTarget.checked) ids.add(c.stream_id);
+                    else ids.delete(c.stream_id);
+                    onChange({ ...value, ids });
+                  }}
+                />
+                {c.name}
+              </label>
+            </li>
+          ))}
+        </ul>
+      )}
+    </fieldset>
+  );
+}
+
 function InviteByEmail({ onDone }: { onDone: () => Promise<void> }) {
   const [emails, setEmails] = useState("");
   const [role, setRole] = useState(400);
+  const [channels, setChannels] = useState(DEFAULT_CHANNELS);
   const [save, saved] = useSave();
   return (
     <form
@@ -136,8 +200,7 @@ function InviteByEmail({ onDone }: { onDone: () => Promise<void> }) {
           await api("POST", "/invites", {
             invitee_emails: emails,
             invite_as: role,
-            stream_ids: [],
-            include_realm_default_subscriptions: true,
+            ...choiceParams(channels),
           });
           setEmails("");
           await onDone();
@@ -156,6 +219,7 @@ function InviteByEmail({ onDone }: { onDone: () => Promise<void> }) {
       />
       <label for="invite-role">Invite as</label>
       <RoleSelect id="invite-role" value={role} onChange={setRole} />
+      <ChannelPicker value={channels} onChange={setChannels} />
       <div class="form-buttons">
         <button type="submit" class="primary">
           Send invitations
@@ -169,6 +233,7 @@ function InviteByEmail({ onDone }: { onDone: () => Promise<void> }) {
 function InviteLink({ onDone }: { onDone: () => Promise<void> }) {
   const [role, setRole] = useState(400);
   const [link, setLink] = useState("");
+  const [channels, setChannels] = useState(DEFAULT_CHANNELS);
   const [save, saved] = useSave();
   return (
     <form
@@ -179,7 +244,7 @@ function InviteLink({ onDone }: { onDone: () => Promise<void> }) {
         void save(async () => {
           const body = await api<{ invite_link: string }>("POST", "/invites/multiuse", {
             invite_as: role,
-            include_realm_default_subscriptions: true,
+            ...choiceParams(channels),
           });
           setLink(body.invite_link);
           await onDone();
@@ -189,6 +254,7 @@ function InviteLink({ onDone }: { onDone: () => Promise<void> }) {
       <h3>Invitation link</h3>
       <label for="invite-link-role">Invite as</label>
       <RoleSelect id="invite-link-role" value={role} onChange={setRole} />
+      <ChannelPicker value={channels} onChange={setChannels} />
       <div class="form-buttons">
         <button type="submit" class="primary">
           Create link
