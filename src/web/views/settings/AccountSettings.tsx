@@ -1,4 +1,4 @@
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { client } from "../../app.js";
 import { api, upload } from "../../api/http.js";
 import { updateSettings } from "../../actions.js";
@@ -82,6 +82,11 @@ function EmailSetting() {
   // The address a link was sent to; the notice goes once the change arrives (as Zulip's update_email).
   const [sentTo, setSentTo] = useState("");
   const toggle = useRef<HTMLButtonElement>(null);
+  const field = useRef<HTMLInputElement>(null);
+  // Preact does not focus autoFocus fields inserted after the page loaded.
+  useEffect(() => {
+    if (open) field.current?.focus();
+  }, [open]);
   const close = () => {
     setOpen(false);
     setError("");
@@ -142,10 +147,10 @@ function EmailSetting() {
           <label for="settings-new-email">New email</label>
           <input
             id="settings-new-email"
+            ref={field}
             type="email"
             autocomplete="email"
             required
-            autoFocus
             aria-invalid={error ? "true" : undefined}
             aria-describedby={error ? "settings-email-error" : undefined}
             value={address}
@@ -169,7 +174,7 @@ function EmailSetting() {
           </div>
         </form>
       )}
-      {sentTo && sentTo.toLowerCase() !== current.toLowerCase() && (
+      {!open && sentTo && sentTo.toLowerCase() !== current.toLowerCase() && (
         <p class="form-ok" role="status">
           Check your email (<strong>{sentTo}</strong>) to confirm the new address.
         </p>

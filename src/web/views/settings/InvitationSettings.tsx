@@ -54,49 +54,61 @@ export function OrganizationInvitations() {
       <InviteByEmail onDone={reload} />
       <InviteLink onDone={reload} />
       {saved}
-      <table class="settings-table">
-        <caption class="visually-hidden">Pending invitations</caption>
-        <thead>
-          <tr>
-            <th scope="col">Invited</th>
-            <th scope="col">Role</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(invites ?? []).map((invite) => {
-            const who = invite.email ?? "Reusable link";
-            return (
-              <tr key={`${invite.is_multiuse}-${invite.id}`}>
-                <td>{invite.is_multiuse ? <code>{invite.link_url}</code> : who}</td>
-                <td>{ROLE_LABELS[invite.invited_as] ?? String(invite.invited_as)}</td>
-                <td>{expiry(invite.expiry_date)}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="danger"
-                    aria-label={
-                      invite.is_multiuse ? `Revoke link ${invite.id}` : `Revoke invitation for ${who}`
-                    }
-                    onClick={() =>
-                      void save(async () => {
-                        await api(
-                          "DELETE",
-                          invite.is_multiuse ? `/invites/multiuse/${invite.id}` : `/invites/${invite.id}`,
-                        );
-                        await reload();
-                      }, "Invitation revoked")
-                    }
-                  >
-                    Revoke
-                  </button>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <div class="table-scroll">
+        <table class="settings-table">
+          <caption class="visually-hidden">Pending invitations</caption>
+          <thead>
+            <tr>
+              <th scope="col">Invited</th>
+              <th scope="col">Role</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(invites ?? []).map((invite) => {
+              const who = invite.email ?? "Reusable link";
+              return (
+                <tr key={`${invite.is_multiuse}-${invite.id}`}>
+                  <td>
+                    {invite.is_multiuse ? (
+                      <>
+                        {who}
+                        <br />
+                        <code class="invite-link-url">{invite.link_url}</code>
+                      </>
+                    ) : (
+                      who
+                    )}
+                  </td>
+                  <td>{ROLE_LABELS[invite.invited_as] ?? String(invite.invited_as)}</td>
+                  <td>{expiry(invite.expiry_date)}</td>
+                  <td>
+                    <button
+                      type="button"
+                      class="danger"
+                      aria-label={
+                        invite.is_multiuse ? `Revoke link ${invite.id}` : `Revoke invitation for ${who}`
+                      }
+                      onClick={() =>
+                        void save(async () => {
+                          await api(
+                            "DELETE",
+                            invite.is_multiuse ? `/invites/multiuse/${invite.id}` : `/invites/${invite.id}`,
+                          );
+                          await reload();
+                        }, "Invitation revoked")
+                      }
+                    >
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
       {invites !== null && invites.length === 0 && <p>No pending invitations.</p>}
     </div>
   );
