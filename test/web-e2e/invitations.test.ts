@@ -9,7 +9,8 @@ import {
 } from "../helpers/browser.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { TestSmtpServer } from "../helpers/smtp.js";
-import { checkView, makeChannels } from "../helpers/web-views.js";
+import { checkView, expectEventually, makeChannels } from "../helpers/web-views.js";
+import type { TestRealm } from "../helpers/factories.js";
 import { waitFor } from "../helpers/webhook-receiver.js";
 import { ROLE } from "../../src/world/roles.js";
 
@@ -24,6 +25,7 @@ describe("web client: invitations", function () {
   let browser: Browser;
   let desdemona: Person;
   let invited: Person | undefined;
+  let realm: TestRealm;
 
   const openInvitations = async () => {
     await desdemona.page.goto(`${server.url}/#organization/invitations`);
@@ -35,7 +37,7 @@ describe("web client: invitations", function () {
     requireBrowser(this);
     await smtp.start();
     server = await startTestServer(smtp.config());
-    const realm = await server.factory.realm({ desdemona: ROLE.OWNER, hamlet: ROLE.MEMBER });
+    realm = await server.factory.realm({ desdemona: ROLE.OWNER, hamlet: ROLE.MEMBER });
     const d = realm.users.desdemona!;
     await makeChannels(d, [{ name: "Dunsinane" }, { name: "Birnam Wood" }], [d]);
     browser = await launchBrowser();
@@ -126,5 +128,46 @@ describe("web client: invitations", function () {
       string | null
     >;
     expect(pending).not.to.include("laertes@example.com");
+  });
+
+  it("on a phone, every invitation's Revoke button can be scrolled to, within the screen's width", async function () {
+    const d = realm.users.desdemona!;
+    const phone = await logIn(browser, server, d.email, d.password, {
+      viewport: { width: 390, height: 844 },
+      hash: "#organization/invitations",
+    });
+    try {
+      const page = phone.page;
+      await page.getByRole("heading", { level: 2, name: "Invitations" }).waitFor();
+      await page
+        .getByRole("form", { name: "Invite by email" })
+        .getByLabel("Email addresses")
+        .fill("rosencrantz@a-rather-long-domain-name.example.com");
+      await page.getByRole("button", { name: "Send invitations" }).click();
+      await page.getByRole("button", { name: "Create link" }).click();
+      await page.getByLabel("Link to share").waitFor();
+      const revoke = page.getByRole("button", { name: /^Revoke/ });
+      await expectEventually(async () => (await revoke.count()) >= 2);
+      // Nothing around the buttons scrolls sideways: the table fits the screen.
+      const sideways = await revoke.first().evaluate((button) => {
+        const found: string[] = [];
+        for (let el = button.parentElement; el; el = el.parentElement) {
+          if (el.scrollWidth > el.clientWidth + 1) found.push(`${el.tagName} ${el.className}`);
+        }
+        return found;
+      });
+      expect(sideways, "elements wider than their box").to.deep.equal([]);
+      for (const button of await revoke.all()) {
+        await button.scrollIntoViewIfNeeded();
+        const box = (await button.boundingBox())!;
+        expect(box.x, "left edge").to.be.at.least(0);
+        expect(box.x + box.width, "right edge").to.be.at.most(390);
+        expect(box.y + box.height, "bottom edge").to.be.at.most(844);
+      }
+      expect(await page.evaluate("document.documentElement.scrollWidth")).to.be.at.most(390);
+      expect(phone.problems).to.deep.equal([]);
+    } finally {
+      await phone.context.close();
+    }
   });
 });
