@@ -68,6 +68,9 @@ describe("web client: invitations", function () {
     await form.getByRole("button", { name: "Send invitations" }).click();
     await status("Invitations sent").waitFor();
     await desdemona.page.getByRole("cell", { name: "ophelia@example.com", exact: true }).waitFor();
+    // Email is on: no notice that it is off, and no link on screen (it went by email only).
+    expect(await desdemona.page.getByText("Email is off on this server").count()).to.equal(0);
+    expect(await desdemona.page.getByRole("region", { name: "Sign-up links to send" }).count()).to.equal(0);
 
     // The email as the operator's SMTP server received it; its link, from the plain text.
     await waitFor(() => smtp.received.length === 1);

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { client } from "../../app.js";
 import { api, upload } from "../../api/http.js";
+import { serverEmailOn } from "../../api/server-email.js";
 import { updateSettings } from "../../actions.js";
 import { Avatar } from "../Avatar.js";
 import { useSave } from "./SaveState.js";
@@ -175,8 +176,19 @@ function EmailSetting() {
         </form>
       )}
       {!open && sentTo && sentTo.toLowerCase() !== current.toLowerCase() && (
-        <p class="form-ok" role="status">
-          Check your email (<strong>{sentTo}</strong>) to confirm the new address.
+        <p class={serverEmailOn() ? "form-ok" : "settings-notice"} role="status">
+          {serverEmailOn() ? (
+            <>
+              Check your email (<strong>{sentTo}</strong>) to confirm the new address.
+            </>
+          ) : (
+            // Nothing is mailed: the confirmation is an .eml file only the operator can read.
+            <>
+              Email is off on this server, so the confirmation for <strong>{sentTo}</strong> was not mailed.
+              Ask whoever runs the server for its link: it is in the outbox/ folder of the server&apos;s data
+              directory.
+            </>
+          )}
         </p>
       )}
     </div>

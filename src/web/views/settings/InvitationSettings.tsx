@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { client } from "../../app.js";
 import { api } from "../../api/http.js";
+import { serverEmailOn } from "../../api/server-email.js";
 import { useSave } from "./SaveState.js";
 
 /** GET /invites' records (Zulip's Invite). */
@@ -34,8 +35,8 @@ const expiry = (secs: number | null) =>
 
 /**
  * Invitations (#organization/invitations): invite by email, create a reusable link,
- * and revoke pending ones. The server mails email invitations; a reusable link is shown
- * here to be handed over.
+ * and revoke pending ones. The server mails email invitations (with email off, it answers
+ * with their links, shown here to be handed over); a reusable link is always shown.
  */
 export function OrganizationInvitations() {
   const [invites, setInvites] = useState<Invite[] | null>(null);
@@ -51,6 +52,12 @@ export function OrganizationInvitations() {
   }, [version]);
   return (
     <div class="settings-sections">
+      {!serverEmailOn() && (
+        <p class="settings-notice">
+          Email is off on this server, so invitations are not mailed: after inviting, copy each sign-up link
+          and send it yourself.
+        </p>
+      )}
       <InviteByEmail onDone={reload} />
       <InviteLink onDone={reload} />
       {saved}
@@ -197,26 +204,89 @@ function ChannelPicker({
   );
 }
 
+/** chatd's invite_links: POST /invites' answer when email is off. */
+interface InviteLinkToHandOver {
+  email: string;
+  link: string;
+}
+
+/** The sign-up links of the invitations just created, each with a Copy button. */
+function LinksToHandOver({ links }: { links: readonly InviteLinkToHandOver[] }) {
+  const [copied, setCopied] = useState<string | null>(null);
+  const copy = async (item: InviteLinkToHandOver, input: HTMLInputElement | null) => {
+    try {
+      await navigator.clipboard.writeText(item.link);
+      setCopied(`Link for ${item.email} copied`);
+    } catch {
+      // No clipboard (a page not served over HTTPS): select it for the person to copy.
+      input?.select();
+      setCopied(null);
+    }
+  };
+  return (
+    <section class="invite-links" aria-label="Sign-up links to send">
+      <h4>Sign-up links to send</h4>
+      <ul>
+        {links.map((item, i) => (
+          <li key={item.email}>
+            <label for={`invite-link-${i}`}>
+              <span class="visually-hidden">Sign-up link for </span>
+              {item.email}
+            </label>
+            <div class="invite-link-row">
+              <input
+                id={`invite-link-${i}`}
+                readOnly
+                value={item.link}
+                onFocus={(e) => e.currentTarget.select()}
+              />
+              <button
+                type="button"
+                aria-label={`Copy link for ${item.email}`}
+                onClick={(e) => void copy(item, e.currentTarget.parentElement!.querySelector("input"))}
+              >
+                Copy
+              </button>
+            </div>
+          </li>
+        ))}
+      </ul>
+      {copied && (
+        <p class="form-ok" role="status">
+          {copied}
+        </p>
+      )}
+    </section>
+  );
+}
+
 function InviteByEmail({ onDone }: { onDone: () => Promise<void> }) {
   const [emails, setEmails] = useState("");
   const [role, setRole] = useState(400);
   const [channels, setChannels] = useState(DEFAULT_CHANNELS);
+  const [links, setLinks] = useState<InviteLinkToHandOver[]>([]);
   const [save, saved] = useSave();
+  const mailed = serverEmailOn();
   return (
     <form
       class="form"
       aria-label="Invite by email"
       onSubmit={(e) => {
         e.preventDefault();
-        void save(async () => {
-          await api("POST", "/invites", {
-            invitee_emails: emails,
-            invite_as: role,
-            ...choiceParams(channels),
-          });
-          setEmails("");
-          await onDone();
-        }, "Invitations sent");
+        setLinks([]);
+        void save(
+          async () => {
+            const body = await api<{ invite_links?: InviteLinkToHandOver[] }>("POST", "/invites", {
+              invitee_emails: emails,
+              invite_as: role,
+              ...choiceParams(channels),
+            });
+            setEmails("");
+            setLinks(body.invite_links ?? []);
+            await onDone();
+          },
+          mailed ? "Invitations sent" : "Invitations created",
+        );
       }}
     >
       <h3>Invite by email</h3>
@@ -234,10 +304,11 @@ function InviteByEmail({ onDone }: { onDone: () => Promise<void> }) {
       <ChannelPicker value={channels} onChange={setChannels} />
       <div class="form-buttons">
         <button type="submit" class="primary">
-          Send invitations
+          {mailed ? "Send invitations" : "Create invitations"}
         </button>
       </div>
       {saved}
+      {links.length > 0 && <LinksToHandOver links={links} />}
     </form>
   );
 }
