@@ -17,7 +17,7 @@ const NOTICE = "Email is off on this server";
  * With no SMTP server (the default), an administrator is told that invitations are not
  * mailed and gets each invitee's sign-up link to hand over, which signs the person up.
  */
-describe("web client: invitations with email off", function () {
+describe("web client: invitations and email change with email off", function () {
   this.timeout(60_000);
   let server: TestServer;
   let browser: Browser;
@@ -83,5 +83,19 @@ describe("web client: invitations with email off", function () {
     const user = (await server.app.knex("users").where({ delivery_email: "ophelia@example.com" }).first()) as
       { full_name: string } | undefined;
     expect(user?.full_name).to.equal("Ophelia Dane");
+  });
+
+  it("an email change says the confirmation was not mailed, not Check your email", async function () {
+    const page = desdemona.page;
+    await page.goto(`${server.url}/#settings/account-and-privacy`);
+    await page.getByRole("button", { name: "Change email" }).click();
+    await page.getByLabel("New email").fill("desdemona@cyprus.example.com");
+    await page.getByRole("button", { name: "Send confirmation" }).click();
+    const said = page.getByRole("status").filter({ hasText: "desdemona@cyprus.example.com" });
+    expect(await said.textContent()).to.equal(
+      "Email is off on this server, so the confirmation for desdemona@cyprus.example.com was not " +
+        "mailed. Ask whoever runs the server for its link: it is in the outbox/ folder of the " +
+        "server's data directory.",
+    );
   });
 });
