@@ -264,8 +264,8 @@ export async function checkInviteUsers(
   actor: UserRow,
   rawEmails: string,
   terms: InvitationTerms,
-): Promise<void> {
-  const { skipped } = await checkInviteUsersSkipping(app, actor, rawEmails, terms);
+): Promise<SentInvitation[]> {
+  const { sent, skipped } = await checkInviteUsersSkipping(app, actor, rawEmails, terms);
   if (skipped.length > 0) {
     throw invitationFailed(
       "Some of those addresses are already using Zulip, so we didn't send them an invitation. " +
@@ -274,6 +274,7 @@ export async function checkInviteUsers(
       true,
     );
   }
+  return sent;
 }
 
 /**
@@ -423,8 +424,8 @@ export async function checkRevokeInvite(
  * POST /invites/{id}/resend: the invitation email again, with a new link (only hashes of
  * tokens are kept) that keeps the invitation's expiry; the old link stops working.
  */
-export async function checkResendInvite(app: App, actor: UserRow, id: number): Promise<void> {
-  await app.db.transaction(async (tx) => {
+export async function checkResendInvite(app: App, actor: UserRow, id: number): Promise<SentInvitation> {
+  return app.db.transaction(async (tx) => {
     const row = await accessInvitation(tx, actor, id, false);
     const realm = await app.realms.get(tx.knex, actor.realm_id);
     const referrer = realm.user(row.referred_by) ?? actor;
@@ -437,9 +438,11 @@ export async function checkResendInvite(app: App, actor: UserRow, id: number): P
       email: row.email,
       expiresAt,
     });
+    const link = joinLink(app, token);
     await clearInvitationReminders(tx, realm.id, row.email!);
-    await queueInvitationEmails(app, tx, realm, referrer, row.email!, joinLink(app, token), expiresAt);
+    await queueInvitationEmails(app, tx, realm, referrer, row.email!, link, expiresAt);
     notifyInvitesChanged(realm, tx, row.referred_by);
+    return { email: row.email!, link, expiresAt };
   });
 }
 

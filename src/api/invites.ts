@@ -7,6 +7,7 @@ import {
   listInvites,
   type InvitationTerms,
 } from "../actions/invites.js";
+import { inviteLinksAnswer } from "./invite-links.js";
 import { defineEndpoint } from "../http/endpoint.js";
 import { p, pathInt, validate } from "../params.js";
 import { ROLE } from "../world/roles.js";
@@ -64,13 +65,13 @@ export const sendInvites = defineEndpoint({
     ...termsParams,
   },
   async handler({ app, user, params }) {
-    await checkInviteUsers(
+    const sent = await checkInviteUsers(
       app,
       user,
       params.invitee_emails,
       terms(params, params.stream_ids, params.notify_referrer_on_join),
     );
-    return {};
+    return inviteLinksAnswer(app, sent);
   },
 });
 
@@ -113,7 +114,6 @@ export const resendEmailInvite = defineEndpoint({
   auth: "user",
   params: { invite_id: pathInt() },
   async handler({ app, user, params }) {
-    await checkResendInvite(app, user, params.invite_id);
-    return {};
+    return inviteLinksAnswer(app, [await checkResendInvite(app, user, params.invite_id)]);
   },
 });

@@ -164,9 +164,11 @@ function setForm(token: string, form: { error?: string }): PageBody {
 ${errorLine(form.error)}
 <input type="hidden" name="token" value="${escapeHtml(token)}">
 <label for="reset-new-password">New password</label>
-<input id="reset-new-password" name="new_password" type="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="${PASSWORD_MAX_LENGTH}" autofocus>
+<input id="reset-new-password" name="new_password" type="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="${PASSWORD_MAX_LENGTH}" autofocus aria-describedby="reset-password-hint">
+<p id="reset-password-hint" class="field-hint">At least ${PASSWORD_MIN_LENGTH} characters.</p>
 <button type="submit">Set password</button>
-</form>`,
+</form>
+<p class="card-links"><a href="/login/">Back to log in</a></p>`,
   };
 }
 

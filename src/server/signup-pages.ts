@@ -6,6 +6,7 @@ import { publicOrigin, validateSameOrigin } from "../http/auth.js";
 import { requestParams } from "../http/body.js";
 import { emailEnabled } from "../lib/email-settings.js";
 import { escapeHtml } from "../lib/html.js";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../lib/passwords.js";
 import { sessionCookie } from "../lib/sessions.js";
 import { openSignUpAllowed } from "../permissions/open-signup.js";
 import { DEFAULT_REALM_ICON_PATH } from "../presenters/realm.js";
@@ -184,7 +185,7 @@ async function page(app: App, manifest: WebManifest | null, content: PageContent
 <img src="${DEFAULT_REALM_ICON_PATH}" width="56" height="56" alt="">
 <h1>${escapeHtml(title)}</h1>
 </header>
-${content.notice ? `<p role="status">${escapeHtml(content.notice)}</p>\n<p><a href="/login/">Go to the login page</a></p>` : ""}
+${content.notice ? `<p role="status">${escapeHtml(content.notice)}</p>\n<p class="card-links"><a href="/login/">Go to the login page</a></p>` : ""}
 ${formFor(app, content)}
 </main>
 </body>
@@ -228,7 +229,8 @@ function signupForm(
     : `<label for="signup-full-name">Full name</label>
 <input id="signup-full-name" name="full_name" type="text" autocomplete="name" required maxlength="60" value="${escapeHtml(content.form?.fullName ?? "")}"${fixedEmail ? " autofocus" : ""}>
 <label for="signup-password">Password</label>
-<input id="signup-password" name="password" type="password" autocomplete="new-password" required minlength="6" maxlength="100">`;
+<input id="signup-password" name="password" type="password" autocomplete="new-password" required minlength="${PASSWORD_MIN_LENGTH}" maxlength="${PASSWORD_MAX_LENGTH}" aria-describedby="signup-password-hint">
+<p id="signup-password-hint" class="field-hint">At least ${PASSWORD_MIN_LENGTH} characters.</p>`;
   return `<form method="post" action="${escapeHtml(action)}" class="form">
 ${error}
 ${emailField}

@@ -27,6 +27,7 @@ import {
 import { loadWebManifest, type WebManifest } from "./web-assets.js";
 import { PASSWORD_RESET_NOTICE, passwordResetPages } from "./password-reset-pages.js";
 import { emailChangePages } from "./email-change-pages.js";
+import { emailEnabled } from "../lib/email-settings.js";
 
 /**
  * The web client's pages, as Zulip's web app serves them: `/` is the app for a browser
@@ -101,6 +102,7 @@ async function home(app: App, ctx: Context, manifest: WebManifest | null): Promi
     realm: await realmInfo(app),
     csrfToken: csrfTokenFor(current.token),
     theme: themeOf(user.color_scheme),
+    emailEnabled: emailEnabled(app.config),
   });
 }
 

@@ -57,6 +57,8 @@ export interface AppShell {
   realm: RealmInfo;
   csrfToken: string;
   theme: Theme;
+  /** Whether email goes out (SMTP configured): with it off, the app shows links to hand over. */
+  emailEnabled: boolean;
 }
 
 /** The app's page: its stylesheet and module script, and the session's CSRF token for /json/ requests. */
@@ -68,6 +70,7 @@ export function renderAppShell(manifest: WebManifest, shell: AppShell): string {
     shell.realm.name,
     shell.theme,
     `<meta name="csrf-token" content="${escapeHtml(shell.csrfToken)}">
+<meta name="chatd-email" content="${shell.emailEnabled ? "on" : "off"}">
 <link rel="stylesheet" href="${escapeHtml(manifest.app.css)}">
 ${preload}
 <script type="module" src="${escapeHtml(manifest.app.js)}"></script>`,

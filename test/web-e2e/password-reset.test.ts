@@ -4,6 +4,7 @@ import { launchBrowser, requireBrowser, screenshotOnFailure, type Person } from 
 import type { TestRealm } from "../helpers/factories.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { TestSmtpServer } from "../helpers/smtp.js";
+import { checkView } from "../helpers/web-views.js";
 import { waitFor } from "../helpers/webhook-receiver.js";
 import { ROLE } from "../../src/world/roles.js";
 
@@ -42,6 +43,7 @@ describe("web client: forgot your password", function () {
 
     await page.goto(`${server.url}/`);
     await page.getByRole("link", { name: "Forgot your password?" }).click();
+    await checkView(page, "Reset your password", 4);
     await page.getByLabel("Email").fill(hamlet.email);
     await page.getByRole("button", { name: "Reset password" }).click();
     await page.getByRole("status").filter({ hasText: "If an account exists for that address" }).waitFor();
@@ -52,15 +54,29 @@ describe("web client: forgot your password", function () {
     );
     expect(link, smtp.received[0]!.text).not.to.equal(null);
     await page.goto(`${server.url}${link![1]!}`);
+    await checkView(page, "Set a new password", 2);
     await page.getByLabel("New password").fill("to be or not to be");
     await page.getByRole("button", { name: "Set password" }).click();
 
     // Back on the login page, told what happened; the new password logs in.
     await page.getByRole("status").filter({ hasText: "Your password has been reset." }).waitFor();
+    // The old password no longer logs in; the new one does.
+    await page.getByLabel("Email").fill(hamlet.email);
+    await page.getByLabel("Password").fill(hamlet.password);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.getByRole("alert").waitFor();
     await page.getByLabel("Email").fill(hamlet.email);
     await page.getByLabel("Password").fill("to be or not to be");
     await page.getByRole("button", { name: "Log in" }).click();
     await page.getByRole("searchbox", { name: "Search" }).waitFor();
+
+    // The link worked once: followed again, it says so and offers no form.
+    await page.goto(`${server.url}${link![1]!}`);
+    await page
+      .getByRole("alert")
+      .filter({ hasText: "This password reset link has already been used." })
+      .waitFor();
+    expect(await page.getByLabel("New password").count()).to.equal(0);
     expect(person.problems).to.deep.equal([]);
   });
 });

@@ -587,10 +587,12 @@ describe("web client: events", function () {
 
   it("realm_emoji and realm: the emoji set, and realm settings by either op", function () {
     const state = loadedState(registerState());
+    expect(state.world.realm.value.emailChangesDisabled).to.equal(false);
     applyAll(state, [
       { type: "realm_emoji", op: "update", realm_emoji: EMOJI },
       { type: "realm", op: "update", property: "name", value: "Denmark" },
       { type: "realm", op: "update", property: "mandatory_topics", value: true },
+      { type: "realm", op: "update", property: "email_changes_disabled", value: true },
       {
         type: "realm",
         op: "update_dict",
@@ -612,6 +614,7 @@ describe("web client: events", function () {
     expect(state.world.realm.value).to.include({
       name: "Denmark",
       mandatoryTopics: true,
+      emailChangesDisabled: true,
       deleteLimitSecs: 3600,
       readReceipts: true,
       description: "<p>Rotten</p>",

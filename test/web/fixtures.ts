@@ -261,6 +261,7 @@ export function registerState(overrides: Partial<InitialState> = {}): InitialSta
     server_emoji_data_url: "http://chatd.test/static/generated/emoji/emoji_api.json?v=e83ca4057c5e2351",
     realm_empty_topic_display_name: "general chat",
     realm_mandatory_topics: false,
+    realm_email_changes_disabled: false,
     realm_topics_policy: "allow_empty_topic",
     server_typing_started_wait_period_milliseconds: 10000,
     server_typing_stopped_wait_period_milliseconds: 5000,

@@ -195,6 +195,7 @@ export interface InitialState {
   server_emoji_data_url?: string;
   realm_empty_topic_display_name?: string;
   realm_mandatory_topics?: boolean;
+  realm_email_changes_disabled?: boolean;
   realm_topics_policy?: string;
   server_typing_started_wait_period_milliseconds: number;
   server_typing_stopped_wait_period_milliseconds: number;

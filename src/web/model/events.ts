@@ -347,6 +347,7 @@ function applyRealm(state: ClientState, data: Record<string, unknown>): void {
     message_content_delete_limit_seconds: "deleteLimitSecs",
     enable_read_receipts: "readReceipts",
     mandatory_topics: "mandatoryTopics",
+    email_changes_disabled: "emailChangesDisabled",
   };
   for (const [key, value] of Object.entries(data)) realm[names[key] ?? key] = value;
   state.world.realm.value = realm;

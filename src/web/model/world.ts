@@ -30,6 +30,8 @@ export interface RealmSettings {
   typingStoppedWaitMs: number;
   typingExpiryMs: number;
   serverEmojiDataUrl: string | undefined;
+  /** Whether members may not change their email (administrators always may). */
+  emailChangesDisabled: boolean;
   [key: string]: unknown;
 }
 
@@ -250,5 +252,6 @@ function realmSettings(state: InitialState): RealmSettings {
     typingStoppedWaitMs: state.server_typing_stopped_wait_period_milliseconds,
     typingExpiryMs: state.server_typing_started_expiry_period_milliseconds,
     serverEmojiDataUrl: state.server_emoji_data_url,
+    emailChangesDisabled: state.realm_email_changes_disabled ?? false,
   };
 }

@@ -1,6 +1,6 @@
 import type { View } from "../../model/hash.js";
 import { client } from "../../app.js";
-import { ProfileSettings, PasswordSettings } from "./AccountSettings.js";
+import { ProfileSettings, AccountSettings } from "./AccountSettings.js";
 import { DisplaySettings, NotificationSettings } from "./PreferenceSettings.js";
 import { OrganizationProfile, OrganizationUsers, OrganizationChannels } from "./OrganizationSettings.js";
 import { OrganizationInvitations } from "./InvitationSettings.js";
@@ -13,7 +13,7 @@ interface Section {
 
 const PERSONAL: Section[] = [
   { id: "profile", label: "Profile", view: ProfileSettings },
-  { id: "account-and-privacy", label: "Account and password", view: PasswordSettings },
+  { id: "account-and-privacy", label: "Account and password", view: AccountSettings },
   { id: "preferences", label: "Display", view: DisplaySettings },
   { id: "notifications", label: "Notifications", view: NotificationSettings },
 ];
