@@ -23,6 +23,7 @@ import { queueEmails } from "./email-queue.js";
 import { joinLink } from "./invites.js";
 import { doCreateSession } from "./sessions.js";
 import { doCreateUser } from "./user-create.js";
+import { doSendInitialDirectMessages } from "./welcome-bot.js";
 
 /** Zulip's CONFIRMATION_LINK_DEFAULT_VALIDITY_DAYS: a sign-up confirmation lasts a day. */
 const REGISTRATION_VALIDITY_SECS = 24 * 3600;
@@ -129,6 +130,7 @@ export async function checkSignUp(app: App, link: JoinLink, form: SignUpForm): P
     }
     const admins = [...realm.users].filter((u) => bool(u.is_active) && isAdminRole(u.role)).map((u) => u.id);
     tx.sendEventOnCommit(realmId, invitesChangedEvent(), new Set([...admins, invitation.referred_by]));
+    await doSendInitialDirectMessages(app, tx, user);
     const sessionToken = await doCreateSession(app, tx, user.id);
     return { kind: "created" as const, user, sessionToken };
   });
