@@ -14,9 +14,10 @@ import { queueEmails, type QueuedEmail } from "./email-queue.js";
 
 /**
  * The missed-message email worker (Zulip's MissedMessageWorker and
- * handle_missedmessage_emails), run by the app's timer: once a user's oldest pending
- * notification is due, all of that user's pending notifications become emails, one per
- * conversation, leaving out messages read or deleted meanwhile.
+ * handle_missedmessage_emails), run by the app's timer: once a user's batch is due (its
+ * first notification's time plus that user's batching period), all of that user's pending
+ * notifications become emails, one per conversation, leaving out messages read or deleted
+ * meanwhile.
  *
  * Each user's batch is read, emailed (queueEmails) and deleted in one write transaction.
  * Write transactions are serialized (db/tx.ts), and the batch is given up if its delete
@@ -55,11 +56,10 @@ interface MissedMessage {
 /** Emails every due batch; returns when the next one falls due (UNIX seconds) or null. */
 export async function sendDueMissedMessageEmails(app: App): Promise<number | null> {
   const nowMs = app.clock.nowMs();
-  // The server's delay, whoever wrote the notification (an admin command has its own config).
-  const delayMs = app.config.missed_message_email_delay_secs * 1000;
+  // Each row knows when its batch is due (written with it: missed-message-queue.ts).
   const userIds = await app
     .knex("missed_message_notifications")
-    .where("sent_at", "<=", nowMs - delayMs)
+    .where("due_at", "<=", nowMs)
     .distinct()
     .limit(USERS_PER_RUN)
     .pluck<number[]>("user_id");
@@ -76,8 +76,8 @@ export async function sendDueMissedMessageEmails(app: App): Promise<number | nul
   if (userIds.length === USERS_PER_RUN) return nowMs / 1000;
   const next = await app
     .knex("missed_message_notifications")
-    .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(sent_at) AS next"));
-  return next?.next == null ? null : (int(next.next) + delayMs) / 1000;
+    .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(due_at) AS next"));
+  return next?.next == null ? null : int(next.next) / 1000;
 }
 
 async function emailBatch(app: App, tx: Tx, userId: number, online: boolean): Promise<void> {
