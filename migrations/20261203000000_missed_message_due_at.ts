@@ -4,9 +4,9 @@ import type { Knex } from "knex";
  * When each pending missed-message notification is due (Zulip's
  * ScheduledMessageNotificationEmail.scheduled_timestamp), milliseconds since the epoch:
  * a user's first notification sets it from their email_notifications_batching_period_seconds
- * (capped by the server's missed_message_email_delay_secs) and the ones written while it is
- * pending share it, so a change of the setting applies from the next batch. Rows already
- * pending keep the old rule: sent_at plus Zulip's default two minutes.
+ * and the ones written while it is pending share it, so a change of the setting applies from
+ * the next batch (the worker also caps it: the server's missed_message_email_delay_secs after
+ * sent_at). Rows already pending get Zulip's default period, two minutes.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable("missed_message_notifications", (t) => {

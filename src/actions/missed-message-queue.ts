@@ -1,6 +1,6 @@
 import type { App } from "../app.js";
 import { bulkInsert } from "../db/insert.js";
-import { int, type DbBigInt, type UserRow } from "../db/rows.js";
+import { int, type DbBigInt } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { emailCandidates, emailTrigger, type EmailTrigger } from "../lib/missed-message-triggers.js";
 import type { PreparedMessage } from "../lib/prepared-message.js";
@@ -13,7 +13,8 @@ import { VISIBILITY } from "../lib/user-topics.js";
  * a committed message always gets its notifications and a rolled-back one none. The
  * worker (missed-message-emails.ts) emails each user's batch when it falls due: as in
  * Zulip's MissedMessageWorker, a user's first pending notification is due after their own
- * batching period (emailBatchingPeriodMs) and later ones join that batch, due with it.
+ * email_notifications_batching_period_seconds (Zulip's default 120 s) and later ones join
+ * that batch, due with it, so a change of the setting applies from the next batch.
  *
  * Who is off is decided here from this process's queues, in memory. With several
  * processes a user's queue may live in another one (and an admin command serves none),
@@ -48,7 +49,7 @@ export async function queueMissedMessageNotifications(
       const trigger = emailTrigger(message, userId, ctx);
       if (!trigger) continue;
       rows.push([realm.id, userId, messageIds[i]!, trigger, seenOff, sentAt, 0]);
-      periods.set(userId, emailBatchingPeriodMs(app, realm.user(userId)!));
+      periods.set(userId, realm.user(userId)!.email_notifications_batching_period_seconds * 1000);
     }
   }
   if (rows.length === 0) return;
@@ -62,21 +63,10 @@ export async function queueMissedMessageNotifications(
     ["realm_id", "user_id", "message_id", "trigger", "seen_off", "sent_at", "due_at"],
     rows,
   );
-  const firstDueSecs = rows.reduce((first, row) => Math.min(first, row[6]), Infinity) / 1000;
+  // The worker caps each batch at missed_message_email_delay_secs after its first message.
+  const capAt = sentAt + app.config.missed_message_email_delay_secs * 1000;
+  const firstDueSecs = rows.reduce((first, row) => Math.min(first, row[6], capAt), Infinity) / 1000;
   tx.afterCommit(() => app.missedMessageEmails.noteDue(firstDueSecs));
-}
-
-/**
- * How long a user's missed-message emails wait for more (Zulip's batching period): their
- * own email_notifications_batching_period_seconds (Zulip's default 120 s), capped by the
- * server's missed_message_email_delay_secs (default a week, the longest the setting
- * allows: no cap; tests set 1 s).
- */
-export function emailBatchingPeriodMs(app: App, user: UserRow): number {
-  return (
-    Math.min(user.email_notifications_batching_period_seconds, app.config.missed_message_email_delay_secs) *
-    1000
-  );
 }
 
 /** When each of these users' pending batch is due, for those who have one (the writes are serialized). */

@@ -134,9 +134,14 @@ describe("Welcome Bot greets new people", function () {
 
   it("sends no missed-message email for it, though the new person has no open client", async function () {
     const dan = await createPerson("dan@zulip.test", "Dan");
-    expect(await server.app.knex("missed_message_notifications").where({ user_id: dan.id })).to.deep.equal(
-      [],
-    );
+    const [greeting] = await welcomeMessagesTo(dan.id);
+    const copy = await server.app
+      .knex("user_messages")
+      .where({ user_id: dan.id, message_id: greeting ?? 0 })
+      .first<{ flags: number }>("flags");
+    expect(copy.flags & 1, "unread").to.equal(0);
+    const pending = await server.app.knex("missed_message_notifications").where({ user_id: dan.id });
+    expect(pending).to.deep.equal([]);
     server.clock.advance(5000);
     await server.app.missedMessageEmails.idle();
     expect(await server.app.knex("emails").where({ to_address: "dan@zulip.test" })).to.deep.equal([]);
@@ -146,6 +151,9 @@ describe("Welcome Bot greets new people", function () {
     const bot = await createBot(u.hamlet, "greeter");
     expect(await welcomeMessagesTo(bot.id)).to.deep.equal([]);
     expect(await allMessages(bot.client)).to.deep.equal([]);
+    // A person created right after is greeted.
+    const fay = await createPerson("fay@zulip.test", "Fay");
+    expect(await welcomeMessagesTo(fay.id)).to.have.lengthOf(1);
   });
 
   it("sign-up through an invitation: after the referrer's notice, the greeting", async function () {
