@@ -25,6 +25,7 @@ import * as missedMessageNotifications from "./20261201020000_missed_message_not
 import * as welcomeMessageCustomText from "./20261202100000_welcome_message_custom_text.js";
 import * as realmDomainsAndInvitationGroups from "./20261203000000_realm_domains_and_invitation_groups.js";
 import * as realmExports from "./20261203010000_realm_exports.js";
+import * as missedMessageDueAt from "./20261203020000_missed_message_due_at.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -59,4 +60,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261202100000_welcome_message_custom_text", welcomeMessageCustomText],
   ["20261203000000_realm_domains_and_invitation_groups", realmDomainsAndInvitationGroups],
   ["20261203010000_realm_exports", realmExports],
+  ["20261203020000_missed_message_due_at", missedMessageDueAt],
 ];

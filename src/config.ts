@@ -314,11 +314,12 @@ export const SETTINGS = {
       "Wait before retrying an outgoing webhook after a timeout or connection error; doubled on each retry.",
   }),
   missed_message_email_delay_secs: setting.int({
-    default: 120,
+    // A week: the longest email_notifications_batching_period_seconds allows, so no cap.
+    default: 604800,
     min: 1,
-    max: 86400,
+    max: 604800,
     description:
-      "How long after a missed direct message or mention the email about it waits, so that a burst becomes one email and what was read meanwhile is left out.",
+      "The longest an email about missed direct messages or mentions waits for more of them (a burst becomes one email and what was read meanwhile is left out): each user waits their own email_notifications_batching_period_seconds (Zulip's default: 120), at most this.",
   }),
   smtp_host: setting.string({
     default: "",

@@ -13,6 +13,7 @@ import { sendBotChannelMessage } from "./channel-notices.js";
 import { doCreateRealm } from "./realm.js";
 import { validateFullName } from "../lib/user-validation.js";
 import { doCreateUser } from "./user-create.js";
+import { doSendInitialDirectMessages } from "./welcome-bot.js";
 
 export interface InitInput {
   realmName: string;
@@ -110,6 +111,8 @@ export async function checkInitRealm(app: App, input: InitInput): Promise<InitRe
       canChangeUserEmails: true,
     });
     await doCreateDefaultChannel(app, tx, owner, input.realmName.trim());
+    // The organization's creator is its first new person (Zulip's realm_creation path).
+    await doSendInitialDirectMessages(app, tx, owner);
     const apiKey = await doIssueApiKey(app, tx, owner.id, "chatd init");
     return { realm_url: realmUrl(app.config), email: owner.email, user_id: owner.id, api_key: apiKey };
   });

@@ -13,6 +13,7 @@ import {
   normalizeContent,
   truncateTopic,
 } from "../lib/message-content.js";
+import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
 import { isSystemBot } from "../lib/message-render.js";
 import type { MessageRecipient, PreparedMessage } from "../lib/prepared-message.js";
 import { emptyTopicDisplayName } from "../lib/realm-limits.js";
@@ -63,6 +64,10 @@ export interface DirectMessageInput {
   content: string;
   client?: string;
   markAsRead?: Iterable<number>;
+  /** Users whose copy starts starred. */
+  starredFor?: Iterable<number>;
+  /** Zulip's disable_external_notifications: no missed-message email for it. */
+  disableExternalNotifications?: boolean;
 }
 
 export interface DirectMessageToUsersInput extends Omit<DirectMessageInput, "recipient"> {
@@ -165,7 +170,14 @@ export async function doSendDirectMessageToUsers(
       participants,
     },
   );
-  const [id] = await doSendMessages(app, tx, [prepared]);
+  const userFlags = new Map(prepared.userFlags);
+  for (const userId of input.starredFor ?? []) {
+    const flags = userFlags.get(userId);
+    if (flags !== undefined) userFlags.set(userId, flags | MESSAGE_FLAG_BITS.starred);
+  }
+  const [id] = await doSendMessages(app, tx, [
+    { ...prepared, userFlags, disableExternalNotifications: input.disableExternalNotifications ?? false },
+  ]);
   return id!;
 }
 

@@ -14,9 +14,11 @@ import { queueEmails, type QueuedEmail } from "./email-queue.js";
 
 /**
  * The missed-message email worker (Zulip's MissedMessageWorker and
- * handle_missedmessage_emails), run by the app's timer: once a user's oldest pending
- * notification is due, all of that user's pending notifications become emails, one per
- * conversation, leaving out messages read or deleted meanwhile.
+ * handle_missedmessage_emails), run by the app's timer: once a user's batch is due (its
+ * first notification's time plus that user's batching period, at most the server's
+ * missed_message_email_delay_secs), all of that user's pending
+ * notifications become emails, one per conversation, leaving out messages read or deleted
+ * meanwhile.
  *
  * Each user's batch is read, emailed (queueEmails) and deleted in one write transaction.
  * Write transactions are serialized (db/tx.ts), and the batch is given up if its delete
@@ -55,11 +57,14 @@ interface MissedMessage {
 /** Emails every due batch; returns when the next one falls due (UNIX seconds) or null. */
 export async function sendDueMissedMessageEmails(app: App): Promise<number | null> {
   const nowMs = app.clock.nowMs();
-  // The server's delay, whoever wrote the notification (an admin command has its own config).
-  const delayMs = app.config.missed_message_email_delay_secs * 1000;
+  // A batch is due at the time its rows carry (the user's own period: missed-message-queue.ts),
+  // or earlier by the server's cap, whoever wrote the rows (an admin command has its own config).
+  const capMs = app.config.missed_message_email_delay_secs * 1000;
   const userIds = await app
     .knex("missed_message_notifications")
-    .where("sent_at", "<=", nowMs - delayMs)
+    .where((due) => {
+      void due.where("due_at", "<=", nowMs).orWhere("sent_at", "<=", nowMs - capMs);
+    })
     .distinct()
     .limit(USERS_PER_RUN)
     .pluck<number[]>("user_id");
@@ -76,8 +81,11 @@ export async function sendDueMissedMessageEmails(app: App): Promise<number | nul
   if (userIds.length === USERS_PER_RUN) return nowMs / 1000;
   const next = await app
     .knex("missed_message_notifications")
-    .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(sent_at) AS next"));
-  return next?.next == null ? null : (int(next.next) + delayMs) / 1000;
+    .first<{ due: DbBigInt | null; sent: DbBigInt | null } | undefined>(
+      app.knex.raw("MIN(due_at) AS due, MIN(sent_at) AS sent"),
+    );
+  if (next?.due == null || next.sent == null) return null;
+  return Math.min(int(next.due), int(next.sent) + capMs) / 1000;
 }
 
 async function emailBatch(app: App, tx: Tx, userId: number, online: boolean): Promise<void> {

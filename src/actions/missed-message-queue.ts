@@ -1,5 +1,6 @@
 import type { App } from "../app.js";
 import { bulkInsert } from "../db/insert.js";
+import { int, type DbBigInt } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { emailCandidates, emailTrigger, type EmailTrigger } from "../lib/missed-message-triggers.js";
 import type { PreparedMessage } from "../lib/prepared-message.js";
@@ -10,7 +11,10 @@ import { VISIBILITY } from "../lib/user-topics.js";
  * off (no live event queue that receives messages) and would be emailed, written to
  * `missed_message_notifications` in the messages' own transaction (one bulk insert), so
  * a committed message always gets its notifications and a rolled-back one none. The
- * worker (missed-message-emails.ts) emails each user's batch when it falls due.
+ * worker (missed-message-emails.ts) emails each user's batch when it falls due: as in
+ * Zulip's MissedMessageWorker, a user's first pending notification is due after their own
+ * email_notifications_batching_period_seconds (Zulip's default 120 s) and later ones join
+ * that batch, due with it, so a change of the setting applies from the next batch.
  *
  * Who is off is decided here from this process's queues, in memory. With several
  * processes a user's queue may live in another one (and an admin command serves none),
@@ -26,7 +30,8 @@ export async function queueMissedMessageNotifications(
   const seenOff = app.events.serving && !app.events.replicated;
   const isOff = seenOff ? (userId: number) => !app.events.receivesMessagesHere(userId) : () => true;
   const sentAt = app.clock.nowMs();
-  const rows: Array<[number, number, number, EmailTrigger, boolean, number]> = [];
+  const rows: Array<[number, number, number, EmailTrigger, boolean, number, number]> = [];
+  const periods = new Map<number, number>();
   for (const [i, message] of messages.entries()) {
     const candidates = emailCandidates(message, isOff);
     if (candidates.length === 0) continue;
@@ -42,18 +47,36 @@ export async function queueMissedMessageNotifications(
     };
     for (const userId of candidates) {
       const trigger = emailTrigger(message, userId, ctx);
-      if (trigger) rows.push([realm.id, userId, messageIds[i]!, trigger, seenOff, sentAt]);
+      if (!trigger) continue;
+      rows.push([realm.id, userId, messageIds[i]!, trigger, seenOff, sentAt, 0]);
+      periods.set(userId, realm.user(userId)!.email_notifications_batching_period_seconds * 1000);
     }
   }
   if (rows.length === 0) return;
+  // A user's batch already pending keeps its time; otherwise one starts now.
+  const due = await pendingDueTimes(tx, [...periods.keys()]);
+  for (const [userId, period] of periods) if (!due.has(userId)) due.set(userId, sentAt + period);
+  for (const row of rows) row[6] = due.get(row[1])!;
   await bulkInsert(
     tx.knex,
     "missed_message_notifications",
-    ["realm_id", "user_id", "message_id", "trigger", "seen_off", "sent_at"],
+    ["realm_id", "user_id", "message_id", "trigger", "seen_off", "sent_at", "due_at"],
     rows,
   );
-  const dueSecs = (sentAt + app.config.missed_message_email_delay_secs * 1000) / 1000;
-  tx.afterCommit(() => app.missedMessageEmails.noteDue(dueSecs));
+  // The worker caps each batch at missed_message_email_delay_secs after its first message.
+  const capAt = sentAt + app.config.missed_message_email_delay_secs * 1000;
+  const firstDueSecs = rows.reduce((first, row) => Math.min(first, row[6], capAt), Infinity) / 1000;
+  tx.afterCommit(() => app.missedMessageEmails.noteDue(firstDueSecs));
+}
+
+/** When each of these users' pending batch is due, for those who have one (the writes are serialized). */
+async function pendingDueTimes(tx: Tx, userIds: readonly number[]): Promise<Map<number, number>> {
+  const rows = await tx
+    .knex("missed_message_notifications")
+    .whereIn("user_id", userIds)
+    .groupBy("user_id")
+    .select<Array<{ user_id: number; due_at: DbBigInt }>>("user_id", tx.knex.raw("MIN(due_at) AS due_at"));
+  return new Map(rows.map((row) => [row.user_id, int(row.due_at)]));
 }
 
 /** Every user's visibility policy for one topic: one indexed query (user_topics_stream_topic). */

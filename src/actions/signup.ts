@@ -27,6 +27,7 @@ import { joinLink } from "./invites.js";
 import { doCreateSession } from "./sessions.js";
 import { doCreateUser } from "./user-create.js";
 import { doAddUserGroupMembers } from "./user-groups.js";
+import { doSendInitialDirectMessages } from "./welcome-bot.js";
 
 /** Zulip's CONFIRMATION_LINK_DEFAULT_VALIDITY_DAYS: a sign-up confirmation lasts a day. */
 const REGISTRATION_VALIDITY_SECS = 24 * 3600;
@@ -215,6 +216,7 @@ async function createAccount(
         .map((u) => u.id);
       tx.sendEventOnCommit(realmId, invitesChangedEvent(), new Set([...admins, ...told]));
     }
+    await doSendInitialDirectMessages(app, tx, user);
     const sessionToken = await doCreateSession(app, tx, user.id);
     return { kind: "created" as const, user, sessionToken };
   });

@@ -26,6 +26,7 @@ import { doAddNewUserHistory } from "./new-user-history.js";
 import { realmUserDefaultsRow } from "../queries/user-settings.js";
 import { settingsCopiedForNewUser } from "../world/user-settings.js";
 import { systemGroupOrder, type Actor } from "./users.js";
+import { doSendInitialDirectMessages } from "./welcome-bot.js";
 
 export interface CreateUserInput {
   realmId: number;
@@ -54,7 +55,9 @@ export interface CreateUserInput {
 /**
  * Inserts a user, puts it in its role's system groups, and tells the realm; a person also
  * joins the default channels and gets their recent messages. Validation of the input is
- * the caller's (checkX) job; this only writes.
+ * the caller's (checkX) job; this only writes. Welcome Bot's greeting is the callers' last
+ * step for a person (doSendInitialDirectMessages), after their own onboarding notices, as
+ * Zulip orders process_new_human_user; test fixtures, like Zulip's, create users without it.
  */
 export async function doCreateUser(app: App, tx: Tx, input: CreateUserInput): Promise<UserRow> {
   const role = input.role ?? ROLE.MEMBER;
@@ -150,9 +153,9 @@ export interface CheckCreateUserInput {
 }
 
 /**
- * Creates a human user after validating the input, in Zulip's order. API callers must
- * be administrators (the endpoint checks) holding can_create_users; the operator (CLI)
- * may always.
+ * Creates a human user after validating the input, in Zulip's order, and Welcome Bot
+ * greets them (Zulip's process_new_human_user). API callers must be administrators (the
+ * endpoint checks) holding can_create_users; the operator (CLI) may always.
  */
 export async function checkCreateUser(
   app: App,
@@ -177,6 +180,8 @@ export async function checkCreateUser(
     const snapshot = await app.realms.get(tx.knex, realmId);
     validateNameAvailable(snapshot, fullName);
     validateEmailAvailable(snapshot, email);
-    return doCreateUser(app, tx, { realmId, email, fullName, passwordHash, role: input.role });
+    const user = await doCreateUser(app, tx, { realmId, email, fullName, passwordHash, role: input.role });
+    await doSendInitialDirectMessages(app, tx, user);
+    return user;
   });
 }

@@ -35,10 +35,12 @@ export interface TriggerContext {
 
 /**
  * Recipients who could be emailed at all, before anything channel-specific: not the sender,
- * not bots, active, their copy unread (a muted sender's messages start read) and off.
+ * not bots, active, their copy unread (a muted sender's messages start read) and off; nobody
+ * for a message sent without external notifications.
  */
 export function emailCandidates(message: PreparedMessage, isOff: (userId: number) => boolean): number[] {
   const candidates: number[] = [];
+  if (message.disableExternalNotifications) return candidates;
   for (const [userId, flags] of message.userFlags) {
     if (userId === message.sender.id || (flags & FLAG.read) !== 0) continue;
     const user = message.realm.user(userId);

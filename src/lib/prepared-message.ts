@@ -45,4 +45,6 @@ export interface PreparedMessage {
   echo?: LocalEcho;
   /** The widget `widget_content` gave; otherwise the one the content starts, if any. */
   widget?: Widget;
+  /** Zulip's disable_external_notifications (Welcome Bot): nobody is emailed about it. */
+  disableExternalNotifications?: boolean;
 }

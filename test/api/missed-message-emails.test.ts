@@ -338,6 +338,100 @@ describe("missed-message emails", function () {
   });
 });
 
+/**
+ * Zulip's MissedMessageWorker: each user's batch waits their own
+ * email_notifications_batching_period_seconds from its first message; the server's
+ * missed_message_email_delay_secs caps it (by default it does not).
+ */
+describe("missed-message emails: each user's batching period", function () {
+  let server: TestServer;
+  let hamlet: TestUser;
+  let othello: TestUser;
+  let cordelia: TestUser;
+
+  const period = async (user: TestUser, seconds: number) => {
+    expectSuccess(
+      await user.client.patch("/settings", { email_notifications_batching_period_seconds: seconds }),
+    );
+  };
+  /** Moves the test clock on and lets the worker run; returns who has been emailed so far. */
+  const after = async (ms: number) => {
+    server.clock.advance(ms);
+    await server.app.missedMessageEmails.idle();
+    return (await emails(server)).map((e) => e.to_address);
+  };
+
+  beforeEach(async function () {
+    server = await startTestServer();
+    const realm = await server.factory.realm();
+    hamlet = realm.users.hamlet!;
+    othello = realm.users.othello!;
+    cordelia = realm.users.cordelia!;
+  });
+  afterEach(async function () {
+    await server.close();
+  });
+
+  it("two users with different periods get their emails at different times", async function () {
+    await period(hamlet, 60);
+    await period(cordelia, 300);
+    await sendDirect(othello, [hamlet], "Hamlet, a word");
+    await sendDirect(othello, [cordelia], "Cordelia, a word");
+    expect(await after(59_000)).to.deep.equal([]);
+    expect(await after(1_001)).to.deep.equal([hamlet.email]);
+    expect(await after(239_000)).to.deep.equal([hamlet.email]);
+    expect(await after(1_000)).to.deep.equal([hamlet.email, cordelia.email]);
+  });
+
+  it("Zulip's default is two minutes; later messages join the pending batch", async function () {
+    await sendDirect(othello, [hamlet], "First");
+    expect(await after(90_000)).to.deep.equal([]);
+    await sendDirect(othello, [hamlet], "Second, during the wait");
+    expect(await after(30_001)).to.deep.equal([hamlet.email]);
+    const body = (await emails(server))[0]!.text_body;
+    expect(body).to.include("First");
+    expect(body).to.include("Second, during the wait");
+  });
+
+  it("a change of the setting applies to the next batch, not the pending one", async function () {
+    await period(hamlet, 60);
+    await sendDirect(othello, [hamlet], "Pending when the setting changes");
+    await period(hamlet, 600);
+    expect(await after(60_001)).to.deep.equal([hamlet.email]);
+    await sendDirect(othello, [hamlet], "The next batch");
+    expect(await after(60_001)).to.deep.equal([hamlet.email]);
+    expect(await after(540_000)).to.deep.equal([hamlet.email, hamlet.email]);
+    expect((await emails(server))[1]!.text_body).to.include("The next batch");
+  });
+
+  it("the server's missed_message_email_delay_secs caps every user's period", async function () {
+    await server.close();
+    server = await startTestServer({ missed_message_email_delay_secs: 30 });
+    const realm = await server.factory.realm();
+    [hamlet, othello] = [realm.users.hamlet!, realm.users.othello!];
+    await period(hamlet, 300);
+    await sendDirect(othello, [hamlet], "Capped");
+    expect(await after(29_000)).to.deep.equal([]);
+    expect(await after(1_001)).to.deep.equal([hamlet.email]);
+  });
+
+  it("refuses a period out of Zulip's range, keeping the old one", async function () {
+    await period(hamlet, 60);
+    for (const seconds of [0, -5, 7 * 24 * 3600 + 1]) {
+      expectError(
+        await hamlet.client.patch("/settings", { email_notifications_batching_period_seconds: seconds }),
+        400,
+        `Invalid email batching period: ${seconds} seconds`,
+      );
+    }
+    const row = await server.app
+      .knex("users")
+      .where({ id: hamlet.id })
+      .first("email_notifications_batching_period_seconds");
+    expect(row).to.deep.equal({ email_notifications_batching_period_seconds: 60 });
+  });
+});
+
 describe("missed-message emails across a restart", function () {
   it("pending notifications survive a restart and go out after it", async function () {
     const first = await startTestServer({ missed_message_email_delay_secs: 60 }, { keepDataDir: true });

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { customWelcomeMessage } from "../../src/actions/welcome-bot.js";
 import { expectError, expectSuccess } from "../helpers/client.js";
 import { pendingEvents, register } from "../helpers/events.js";
 import { startTestServer, TEST_HOST, type TestServer } from "../helpers/server.js";
@@ -41,6 +42,13 @@ describe("POST /realm/test_welcome_bot_custom_message", function () {
       sender_full_name: "Welcome Bot",
     });
     expect(message.content).to.include("<strong>be kind</strong>");
+    // Framed as new people get it (Welcome Bot's second message to them).
+    const raw = expectSuccess(await iago.client.get(`/messages/${id}`, { apply_markdown: false }))
+      .message as {
+      content: string;
+    };
+    expect(raw.content).to.equal(customWelcomeMessage("Read #**general** and **be kind**."));
+    expect(raw.content).to.match(/^The administrators for this organization would also like to share/);
     expect((message.display_recipient as Array<{ id: number }>).map((r) => r.id)).to.include(iago.id);
     const events = (await pendingEvents(iago.client, queue_id)).filter((e) => e.type === "message");
     expect(events.map((e): unknown => e.message.id)).to.deep.equal([id]);

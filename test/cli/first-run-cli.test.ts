@@ -110,6 +110,16 @@ describe("the first run: a usable organization and the next steps", function () 
         ["Notification Bot", "welcome"],
       ]);
       expect(messages[1]!.content).to.contain("Welcome to Elsinore!");
+      // Welcome Bot greets each new person, the organization's creator included, once.
+      const greeted = await app
+        .knex("messages as m")
+        .join("users as s", "s.id", "m.sender_id")
+        .join("recipients as r", "r.id", "m.recipient_id")
+        .join("users as u", "u.id", "r.type_id")
+        .where({ "s.full_name": "Welcome Bot", "r.type": 1 })
+        .orderBy("m.id")
+        .pluck<string[]>("u.email");
+      expect(greeted).to.deep.equal(["desdemona@zulip.test", "hamlet@zulip.test"]);
     });
   });
 

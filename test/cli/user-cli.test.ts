@@ -110,10 +110,11 @@ describe("the chatd CLI: user administration", function () {
         .orderBy("m.id")
         .select("m.topic", "um.flags");
       // The channel's creation notice and the welcome: unread, but `historical` (hamlet
-      // never received them).
+      // never received them); then Welcome Bot's direct message, unread and starred.
       expect(rows).to.deep.equal([
         { topic: "channel events", flags: MESSAGE_FLAG_BITS.historical },
         { topic: "welcome", flags: MESSAGE_FLAG_BITS.historical },
+        { topic: "", flags: MESSAGE_FLAG_BITS.starred | MESSAGE_FLAG_BITS.is_private },
       ]);
     } finally {
       await closeApp(app);
