@@ -23,6 +23,7 @@ import * as emailAndConfirmations from "./20261201000000_email_and_confirmations
 import * as invitations from "./20261201010000_invitations.js";
 import * as missedMessageNotifications from "./20261201020000_missed_message_notifications.js";
 import * as welcomeMessageCustomText from "./20261202100000_welcome_message_custom_text.js";
+import * as realmExports from "./20261203000000_realm_exports.js";
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -55,4 +56,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ["20261201010000_invitations", invitations],
   ["20261201020000_missed_message_notifications", missedMessageNotifications],
   ["20261202100000_welcome_message_custom_text", welcomeMessageCustomText],
+  ["20261203000000_realm_exports", realmExports],
 ];

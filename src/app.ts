@@ -69,6 +69,8 @@ export interface App {
    * emails after commits, started with the event queues.
    */
   readonly emailDelivery: DueTimer;
+  /** Runs requested data exports (actions/realm-export.ts) off the request path. */
+  readonly realmExports: DueTimer;
   /** The private targets outgoing webhooks may reach (`webhook_allowed_private_hosts`), parsed once. */
   readonly webhookAllowedHosts: AllowedPrivateHosts;
   /** Outgoing webhook deliveries under way, by delivery ID. */

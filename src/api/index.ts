@@ -30,6 +30,7 @@ const api = {
   mutedUsers: () => import("./muted-users.js"),
   navigationViews: () => import("./navigation-views.js"),
   playgrounds: () => import("./playgrounds.js"),
+  realmExport: () => import("./realm-export.js"),
   presence: () => import("./presence.js"),
   pushDevices: () => import("./push-devices.js"),
   reactions: () => import("./reactions.js"),
@@ -212,6 +213,13 @@ export const ENDPOINTS: readonly RouteEntry[] = [
   route("DELETE", "/invites/:invite_id", "user", api.invites, "revokeEmailInvite", { ints: ["invite_id"] }),
   route("POST", "/invites/:invite_id/resend", "user", api.invites, "resendEmailInvite", {
     ints: ["invite_id"],
+  }),
+  // data exports (Zulip: require_realm_admin)
+  route("GET", "/export/realm", "admin", api.realmExport, "getRealmExports"),
+  route("POST", "/export/realm", "admin", api.realmExport, "startRealmExport"),
+  route("GET", "/export/realm/consents", "admin", api.realmExport, "getExportConsents"),
+  route("DELETE", "/export/realm/:export_id", "admin", api.realmExport, "deleteRealmExport", {
+    ints: ["export_id"],
   }),
   // code playgrounds
   route("POST", "/realm/playgrounds", "admin", api.playgrounds, "addPlayground"),

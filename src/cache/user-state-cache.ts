@@ -109,6 +109,7 @@ export class UserStateCache {
       case "realm_linkifiers":
       case "realm_playgrounds":
       case "invites_changed":
+      case "realm_export":
         // Nothing cached here depends on these; a new event type must decide.
         break;
     }

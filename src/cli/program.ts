@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { apiKeyCommand } from "./commands/api-key.js";
 import { backupCommand } from "./commands/backup.js";
+import { exportCommand } from "./commands/export.js";
 import { botCommand } from "./commands/bot.js";
 import { channelCommand } from "./commands/channel.js";
 import { dbCommand } from "./commands/db.js";
@@ -37,5 +38,6 @@ export function createProgram(): Command {
     .addCommand(emailCommand)
     .addCommand(backupCommand)
     .addCommand(importCommand)
+    .addCommand(exportCommand)
     .addCommand(dbCommand);
 }

@@ -51,7 +51,12 @@ export async function claimRows(
 export const releaseClaim = { claimed_by: null, claimed_until: null } as const;
 
 /** The tables whose rows are claimed. */
-const CLAIMED_TABLES = ["outgoing_webhook_deliveries", "scheduled_messages", "emails"] as const;
+const CLAIMED_TABLES = [
+  "outgoing_webhook_deliveries",
+  "scheduled_messages",
+  "emails",
+  "realm_exports",
+] as const;
 
 /**
  * Gives back every claim: for a server that alone holds its database (SQLite's data

@@ -62,6 +62,7 @@ export const FLAVOURS: FlavourTable = {
   realm_linkifiers: realmLinkifiersFlavour,
   realm_playgrounds: null,
   invites_changed: null,
+  realm_export: null,
 };
 
 /**

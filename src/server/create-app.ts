@@ -12,6 +12,7 @@ import {
 } from "../actions/outgoing-webhooks.js";
 import { sendDueMissedMessageEmails } from "../actions/missed-message-emails.js";
 import { deliverDueEmails } from "../actions/email-delivery.js";
+import { runDueRealmExports } from "../actions/realm-export.js";
 import { sweepUploads } from "../actions/uploads.js";
 import { doDeleteExpiredSessions } from "../actions/sessions.js";
 import { EventHub } from "../events/hub.js";
@@ -134,6 +135,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     outgoingWebhooks: new DueTimer(clock, logger, () => deliverDueWebhooks(app)),
     missedMessageEmails: new DueTimer(clock, logger, () => sendDueMissedMessageEmails(app)),
     emailDelivery: new DueTimer(clock, logger, () => deliverDueEmails(app)),
+    realmExports: new DueTimer(clock, logger, () => runDueRealmExports(app)),
     webhookAllowedHosts: AllowedPrivateHosts.fromSetting(config.webhook_allowed_private_hosts),
     webhookDeliveries: new Map(),
     webhookResults: new BatchedWrites(db, WEBHOOK_RESULT_WINDOW_MS, writeWebhookResult),
@@ -199,6 +201,7 @@ export async function startEvents(app: App): Promise<void> {
   app.missedMessageEmails.start();
   // Email queued while the server was down (or by an admin command) goes now.
   app.emailDelivery.start();
+  app.realmExports.start();
   app.onClose.push(startUploadSweep(app));
   app.onClose.push(startSessionSweep(app));
   app.onClose.push(startFullMemberPromotion(app));
@@ -251,6 +254,7 @@ async function startWorkerEvents(app: App, replication: Replication, first: bool
     app.outgoingWebhooks.start();
     app.missedMessageEmails.start();
     app.emailDelivery.start();
+    app.realmExports.start();
     app.onClose.push(startUploadSweep(app));
     app.onClose.push(startSessionSweep(app));
     app.onClose.push(startFullMemberPromotion(app));
@@ -263,6 +267,7 @@ async function startWorkerEvents(app: App, replication: Replication, first: bool
         app.outgoingWebhooks.noteDue(now);
         app.missedMessageEmails.noteDue(now);
         app.emailDelivery.noteDue(now);
+        app.realmExports.noteDue(now);
         return Promise.resolve();
       },
       "waking the due timers",
@@ -359,6 +364,7 @@ export async function closeApp(
     app.outgoingWebhooks.stop().then(() => webhookDeliveriesIdle(app)),
     app.missedMessageEmails.stop(),
     app.emailDelivery.stop(),
+    app.realmExports.stop(),
     app.jobs.close(),
   ]);
   if (!(await settledBy(background, options.waitUntil))) {

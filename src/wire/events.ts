@@ -64,6 +64,7 @@ export type ChatEvent =
   | RealmEmojiEvent
   | RealmLinkifiersEvent
   | RealmPlaygroundsEvent
+  | RealmExportEvent
   | InvitesChangedEvent;
 
 export type ChatEventType = ChatEvent["type"];
@@ -438,6 +439,21 @@ export type RealmPlaygroundsEvent = {
   type: "realm_playgrounds";
   realm_playgrounds: Array<{ id: number; name: string; pygments_language: string; url_template: string }>;
 };
+
+/** Zulip's RealmExport as GET /export/realm and realm_export events carry it. */
+export interface WireRealmExport {
+  id: number;
+  acting_user_id: number | null;
+  export_time: number;
+  deleted_timestamp: number | null;
+  failed_timestamp: number | null;
+  export_url: string | null;
+  pending: boolean;
+  export_type: number;
+}
+
+/** The organization's data exports, every one, after one started, finished, failed or was deleted. */
+export type RealmExportEvent = { type: "realm_export"; exports: WireRealmExport[] };
 
 /** The realm's invitations changed: clients that list them fetch GET /invites again. */
 export type InvitesChangedEvent = { type: "invites_changed" };
