@@ -384,4 +384,26 @@ describe("chatd export, then chatd import zulip: the copy answers as the origina
       expect((await bytes(copy, u.hamlet, source_url)).equals(before), source_url).to.equal(true);
     }
   });
+
+  it("goes on from the copied ids: the next message, group and channel get the ids the original gives", async function () {
+    const next = async (client: Client) => ({
+      message: expectSuccess(
+        await client.post("/messages", {
+          type: "stream",
+          to: "Elsinore",
+          topic: "after",
+          content: "onwards",
+        }),
+      ).id as number,
+      group: expectSuccess(
+        await client.post("/user_groups/create", { name: "Later", description: "", members: [u.hamlet.id] }),
+      ).group_id as number,
+      channel: expectSuccess(
+        await client.post("/channels/create", { name: "Later", subscribers: [u.hamlet.id] }),
+      ).id as number,
+    });
+    const before = await next(u.iago.client);
+    for (const id of Object.values(before)) expect(id).to.be.a("number");
+    expect(await next(onCopy(u.iago))).to.deep.equal(before);
+  });
 });
