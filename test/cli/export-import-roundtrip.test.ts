@@ -71,6 +71,8 @@ describe("chatd export, then chatd import zulip: the copy answers as the origina
     expectSuccess(
       await postUpload(hamlet, "ship.png", png, { path: "/realm/emoji/yorick_skull", type: "image/png" }),
     );
+    // An uploaded avatar.
+    expectSuccess(await postUpload(othello, "me.png", png, { path: "/users/me/avatar", type: "image/png" }));
     // A user group whose members may be managed by another group, and a folder.
     const players = expectSuccess(
       await iago.client.post("/user_groups/create", {
@@ -265,6 +267,7 @@ describe("chatd export, then chatd import zulip: the copy answers as the origina
   it("imports what the export wrote", function () {
     for (const key of ["users", "bots", "channels", "messages", "reactions", "uploads", "emoji"])
       expect(imported[key], key).to.equal(written[key]);
+    expect(written.avatars).to.be.at.least(1);
     expect(imported).to.deep.include({ users: 7, channels: 2, reactions: 5, uploads: 2, emoji: 1 });
   });
 
@@ -373,6 +376,10 @@ describe("chatd export, then chatd import zulip: the copy answers as the origina
       expect(before.length).to.be.greaterThan(0);
       expect((await bytes(copy, owner, path)).equals(before), path).to.equal(true);
     }
+    const me = expectSuccess(await u.othello.client.get("/users/me")) as { avatar_url: string };
+    expect(me.avatar_url).to.contain("/user_avatars/");
+    const avatar = await bytes(source, u.othello, me.avatar_url);
+    expect((await bytes(copy, u.othello, me.avatar_url)).equals(avatar)).to.equal(true);
     const emoji = Object.values(
       expectSuccess(await u.hamlet.client.get("/realm/emoji")).emoji as Record<
         string,
