@@ -1,8 +1,9 @@
 import type { App } from "../app.js";
-import type { UserRow, UserSettingName } from "../db/rows.js";
+import { bool, type UserRow, type UserSettingName } from "../db/rows.js";
 import type { Tx } from "../db/tx.js";
 import { activeUserIds } from "../lib/recipients.js";
 import { realmUserEvents, userSettingsEvent } from "../presenters/events/users.js";
+import { isAdminRole } from "../world/roles.js";
 import type { SettingValue } from "../world/user-settings.js";
 import { doForgetDrafts } from "./drafts.js";
 import { doChangePresenceEnabled } from "./presence.js";
@@ -12,8 +13,9 @@ import { doChangeEmailVisibility } from "./user-email.js";
  * Zulip's do_change_user_setting: stores one personal setting and tells the user's
  * clients (user_settings, and the legacy event for clients that need it). A few
  * settings do more: the time zone everyone sees, who sees the email, presence_enabled,
- * which shows the user offline (or active again) to everyone, and turning drafts
- * synchronization off, which forgets the drafts the server holds.
+ * which shows the user offline (or active again) to everyone, turning drafts
+ * synchronization off, which forgets the drafts the server holds, and the data-export
+ * consent, which administrators are told of.
  * `user` is the row before the change; the caller checked the value. Returns the row after it.
  */
 export async function doChangeUserSetting(
@@ -42,6 +44,17 @@ export async function doChangeUserSetting(
     return { ...changed, email };
   } else if (name === "enable_drafts_synchronization" && value === false) {
     await doForgetDrafts(tx, user.id);
+  } else if (name === "allow_private_data_export") {
+    // Zulip's do_change_user_setting: administrators see who consents to data exports.
+    const snapshot = await app.realms.get(tx.knex, user.realm_id);
+    const admins = [...snapshot.users].filter(
+      (u) => bool(u.is_active) && !bool(u.is_bot) && isAdminRole(u.role),
+    );
+    tx.sendEventOnCommit(
+      user.realm_id,
+      { type: "realm_export_consent", user_id: user.id, consented: value === true },
+      admins.map((u) => u.id),
+    );
   } else if (name === "presence_enabled") {
     const snapshot = await app.realms.get(tx.knex, user.realm_id);
     await doChangePresenceEnabled(app, tx, snapshot, user, value === true);

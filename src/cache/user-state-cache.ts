@@ -110,6 +110,7 @@ export class UserStateCache {
       case "realm_playgrounds":
       case "invites_changed":
       case "realm_export":
+      case "realm_export_consent":
         // Nothing cached here depends on these; a new event type must decide.
         break;
     }

@@ -63,6 +63,7 @@ export const FLAVOURS: FlavourTable = {
   realm_playgrounds: null,
   invites_changed: null,
   realm_export: null,
+  realm_export_consent: null,
 };
 
 /**

@@ -65,6 +65,7 @@ export type ChatEvent =
   | RealmLinkifiersEvent
   | RealmPlaygroundsEvent
   | RealmExportEvent
+  | RealmExportConsentEvent
   | InvitesChangedEvent;
 
 export type ChatEventType = ChatEvent["type"];
@@ -454,6 +455,9 @@ export interface WireRealmExport {
 
 /** The organization's data exports, every one, after one started, finished, failed or was deleted. */
 export type RealmExportEvent = { type: "realm_export"; exports: WireRealmExport[] };
+
+/** A member turned allow_private_data_export on or off (to administrators). */
+export type RealmExportConsentEvent = { type: "realm_export_consent"; user_id: number; consented: boolean };
 
 /** The realm's invitations changed: clients that list them fetch GET /invites again. */
 export type InvitesChangedEvent = { type: "invites_changed" };

@@ -724,6 +724,9 @@ export const APPLIERS: Record<string, Applier> = {
   },
   // Register carries no invitations (GET /invites does).
   invites_changed: () => undefined,
+  // Register carries no data exports or consents (GET /export/realm and /consents do).
+  realm_export: () => undefined,
+  realm_export_consent: () => undefined,
   realm_linkifiers: (state, event) => {
     if ("realm_linkifiers" in state) state.realm_linkifiers = event.realm_linkifiers;
   },
