@@ -72,6 +72,8 @@ export function convert(value: unknown, column: Column, src: Source, field: stri
       throw wrongType(src, field, "a boolean");
     case "text":
       if (typeof value === "string") return value;
+      // chatd's JSON columns travel as JSON values under their chatd_ keys.
+      if (field.startsWith("chatd_") && typeof value === "object") return JSON.stringify(value);
       throw wrongType(src, field, "a string");
   }
 }
