@@ -11,6 +11,7 @@ import { doIssueApiKey } from "./api-keys.js";
 import { doCreateChannelRequest } from "./channel-create.js";
 import { sendBotChannelMessage } from "./channel-notices.js";
 import { doCreateRealm } from "./realm.js";
+import { ensureSystemBots } from "./system-bots.js";
 import { validateFullName } from "../lib/user-validation.js";
 import { doCreateUser } from "./user-create.js";
 import { doSendInitialDirectMessages } from "./welcome-bot.js";
@@ -101,6 +102,7 @@ export async function checkInitRealm(app: App, input: InitInput): Promise<InitRe
       throw badRequest("A realm already exists in this data directory.");
     }
     const realmId = await doCreateRealm(tx, { name: input.realmName });
+    await ensureSystemBots(app, tx, realmId);
     const owner = await doCreateUser(app, tx, {
       realmId,
       email,

@@ -21,9 +21,11 @@ export const NOTIFICATION_BOT: SystemBotKind = {
 };
 export const WELCOME_BOT: SystemBotKind = { localPart: "welcome-bot", fullName: "Welcome Bot" };
 
+const SYSTEM_BOT_KINDS: readonly SystemBotKind[] = [NOTIFICATION_BOT, WELCOME_BOT];
+
 /** The addresses system bots have or will take: not for people. */
 export const systemBotEmails = (app: App) =>
-  [NOTIFICATION_BOT, WELCOME_BOT].map((kind) => `${kind.localPart}@${emailHost(app.config)}`.toLowerCase());
+  SYSTEM_BOT_KINDS.map((kind) => `${kind.localPart}@${emailHost(app.config)}`.toLowerCase());
 
 /**
  * The realm's bot of this kind, created on first use. Like Zulip's cross-realm bots it
@@ -57,4 +59,19 @@ export async function systemBot(app: App, tx: Tx, realmId: number, kind: SystemB
   });
   tx.afterCommit(() => app.realms.invalidate(realmId));
   return (await tx.knex<UserRow>("users").where({ id }).first())!;
+}
+
+/**
+ * Every system bot of the realm, made now if missing. Register lists them in
+ * cross_realm_bots, which no event updates (Zulip's exist before any realm does), so a
+ * realm has them from its creation, and older or imported realms from the next start.
+ */
+export async function ensureSystemBots(app: App, tx: Tx, realmId: number): Promise<void> {
+  for (const kind of SYSTEM_BOT_KINDS) await systemBot(app, tx, realmId, kind);
+}
+
+/** ensureSystemBots for every realm of the database (at server start). */
+export async function ensureAllSystemBots(app: App, tx: Tx): Promise<void> {
+  const realms = await tx.knex("realms").select<Array<{ id: number }>>("id");
+  for (const { id } of realms) await ensureSystemBots(app, tx, id);
 }

@@ -15,6 +15,7 @@ import { deliverDueEmails } from "../actions/email-delivery.js";
 import { runDueRealmExports } from "../actions/realm-export.js";
 import { sweepUploads } from "../actions/uploads.js";
 import { doDeleteExpiredSessions } from "../actions/sessions.js";
+import { ensureAllSystemBots } from "../actions/system-bots.js";
 import { EventHub } from "../events/hub.js";
 import { EventFanout } from "../events/fanout.js";
 import { drainOutbox, drainOutboxIfAny } from "../events/outbox.js";
@@ -170,6 +171,7 @@ export async function startEvents(app: App): Promise<void> {
   if (worker) return startWorkerEvents(app, worker.replication, worker.index === 0);
   // This process alone holds the data directory: a claim left in it is a crashed run's.
   await app.db.transaction((tx) => releaseAllClaims(tx.knex));
+  await app.db.transaction((tx) => ensureAllSystemBots(app, tx));
   // Through the writer: restoring also deletes the saved queues.
   app.events.restore(await loadSavedQueues(app.db.knex));
   app.events.start();
@@ -249,6 +251,7 @@ async function startWorkerEvents(app: App, replication: Replication, first: bool
     }),
   );
   if (first) {
+    await app.db.transaction((tx) => ensureAllSystemBots(app, tx));
     await drain();
     app.scheduledDelivery.start();
     app.outgoingWebhooks.start();

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { App } from "../../src/app.js";
 import { doIssueApiKey } from "../../src/actions/api-keys.js";
 import { doCreateRealm } from "../../src/actions/realm.js";
+import { ensureSystemBots } from "../../src/actions/system-bots.js";
 import { doCreateUser } from "../../src/actions/user-create.js";
 import type { UserRow } from "../../src/db/rows.js";
 import { ROLE, type Role } from "../../src/world/roles.js";
@@ -46,9 +47,11 @@ export class Factory {
 
   /** A new realm with the given users (default: the whole cast). Owners may create users. */
   async realm(cast: Readonly<Record<string, Role>> = CAST, name = "Elsinore"): Promise<TestRealm> {
-    const realmId = await this.app.db.transaction((tx) =>
-      doCreateRealm(tx, { name, stringId: randomBytes(6).toString("hex") }),
-    );
+    const realmId = await this.app.db.transaction(async (tx) => {
+      const id = await doCreateRealm(tx, { name, stringId: randomBytes(6).toString("hex") });
+      await ensureSystemBots(this.app, tx, id);
+      return id;
+    });
     const users: Record<string, TestUser> = {};
     for (const [first, role] of Object.entries(cast)) {
       users[first] = await this.user(realmId, first, role);
