@@ -1,4 +1,6 @@
+import type { Knex } from "knex";
 import type { Config } from "../config.js";
+import { isPostgres } from "./dialect.js";
 
 /**
  * SQLite-only connection setup, in one place so a PostgreSQL deployment simply skips it.
@@ -14,6 +16,16 @@ export function sqlitePragmas(config: Config): string[] {
     "PRAGMA temp_store = MEMORY",
     "PRAGMA cache_size = -65536",
   ];
+}
+
+/**
+ * A bulk load (an import) reads each page it writes once: the 64 MB page cache a server
+ * keeps for its reads only adds to its peak memory (65 MB of a 100,000-message import's
+ * 300 MB, measured). Applies to the one connection of a createKnex() knex; no-op on
+ * PostgreSQL, whose cache is the server's.
+ */
+export async function useSmallSqliteCache(knex: Knex): Promise<void> {
+  if (!isPostgres(knex)) await knex.raw("PRAGMA cache_size = -8192");
 }
 
 interface Sqlite3Connection {

@@ -4,6 +4,7 @@ import { emailHost, type Config } from "../../../config.js";
 import { bulkInsert, bulkInsertIntegers } from "../../../db/insert.js";
 import { isPostgres } from "../../../db/dialect.js";
 import { createKnex } from "../../../db/knex.js";
+import { useSmallSqliteCache } from "../../../db/sqlite-pragmas.js";
 import { migrateLatest } from "../../../db/migrate.js";
 import { indexMessages } from "../../../db/search.js";
 import { htmlToText } from "../../../lib/search.js";
@@ -104,6 +105,7 @@ export async function importZulipExport(opts: ImportZulipOptions): Promise<Impor
     const dir = exportRoot(opts.dir);
     const knex = createKnex(config);
     try {
+      await useSmallSqliteCache(knex);
       await migrateLatest(knex);
       return await new RealmImport(dir, config, knex, opts.onProgress ?? (() => undefined)).run();
     } finally {
