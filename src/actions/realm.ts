@@ -37,6 +37,25 @@ export async function doCreateRealm(tx: Tx, input: CreateRealmInput): Promise<nu
     date_created: tx.now,
   });
 
+  const groupIds = await doCreateSystemGroups(tx, realmId);
+  const settings = defaultRealmGroupSettings(groupIds);
+  await tx
+    .knex("realms")
+    .where({ id: realmId })
+    .update({ ...settings, ...(await readReceiptsDefault(tx, realmId)) });
+  // The settings new users get start at Zulip's defaults (the table's column defaults).
+  await tx.knex("realm_user_settings_defaults").insert({ realm_id: realmId });
+  return realmId;
+}
+
+/**
+ * A realm's system groups, nested owners ⊂ administrators ⊂ ... ⊂ internet, each managed
+ * by role:nobody; their ids by name. Also used by the importer for exports without them.
+ */
+export async function doCreateSystemGroups(
+  tx: Pick<Tx, "knex" | "now">,
+  realmId: number,
+): Promise<Map<SystemGroupName, number>> {
   const groupIds = new Map<SystemGroupName, number>();
   for (const spec of SYSTEM_GROUPS) {
     const groupId = await insertReturningId(tx.knex, "user_groups", {
@@ -56,22 +75,25 @@ export async function doCreateRealm(tx: Tx, input: CreateRealmInput): Promise<nu
   await tx.knex("user_group_subgroups").insert(chain);
   // System groups are managed by roles, not by people: every permission is role:nobody.
   const nobody = Object.fromEntries(USER_GROUP_SETTING_COLUMNS.map((c) => [c, id("role:nobody")]));
-  await tx.knex("user_groups").where({ realm_id: realmId }).update(nobody);
+  await tx
+    .knex("user_groups")
+    .where({ realm_id: realmId })
+    .whereIn("id", [...groupIds.values()])
+    .update(nobody);
+  return groupIds;
+}
 
-  const settings = Object.fromEntries(
+/** The realm's permission-setting columns (`<setting>_id`) at a new realm's defaults. */
+export function defaultRealmGroupSettings(
+  groupIds: ReadonlyMap<SystemGroupName, number>,
+): Record<string, number> {
+  return Object.fromEntries(
     REALM_GROUP_SETTING_NAMES.map((s) => {
       const defaultGroup = REALM_GROUP_SETTINGS[s].defaultGroupName;
       if (defaultGroup === "creator") throw new Error(`realm setting ${s} cannot default to a creator`);
-      return [`${s}_id`, id(defaultGroup)];
+      return [`${s}_id`, groupIds.get(defaultGroup)!];
     }),
   );
-  await tx
-    .knex("realms")
-    .where({ id: realmId })
-    .update({ ...settings, ...(await readReceiptsDefault(tx, realmId)) });
-  // The settings new users get start at Zulip's defaults (the table's column defaults).
-  await tx.knex("realm_user_settings_defaults").insert({ realm_id: realmId });
-  return realmId;
 }
 
 /**

@@ -5,7 +5,7 @@ import { expect } from "chai";
 import yazl from "yazl";
 import { createWriteStream } from "node:fs";
 import { chatd, chatdSync } from "../helpers/cli.js";
-import { Client, expectSuccess } from "../helpers/client.js";
+import { Client, expectError, expectSuccess } from "../helpers/client.js";
 import { onPostgres } from "../helpers/postgres.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { FILES, HELLO_TEXT, TS, USERS, writeSlackExport } from "../helpers/slack-export.js";
@@ -87,7 +87,13 @@ describe(`chatd import slack${skipped}`, function () {
     expect(res.code, res.stderr).to.equal(0);
     summary = JSON.parse(res.stdout) as Record<string, unknown>;
     server = await startTestServer({}, { dataDir, keepDataDir: true });
-    for (const email of ["alice@example.com", "bob@example.com", "carol@example.com", "eve@example.com"]) {
+    for (const email of [
+      "alice@example.com",
+      "bob@example.com",
+      "carol@example.com",
+      "eve@example.com",
+      "frank@chatd.test",
+    ]) {
       const key = chatdSync(["--data-dir", dataDir, "api-key", "--email", email, "--json"]);
       expect(key.code, key.stderr).to.equal(0);
       const { api_key, user_id } = JSON.parse(key.stdout) as { api_key: string; user_id: number };
@@ -318,6 +324,113 @@ describe(`chatd import slack${skipped}`, function () {
       ) as { messages: Message[] }
     ).messages;
     expect(eve).to.deep.equal([]);
+  });
+
+  it("gets the system groups Zulip's importer makes, each user in their role's", async function () {
+    const { user_groups } = expectSuccess(await as("frank@chatd.test").get("/user_groups")) as {
+      user_groups: Array<{ id: number; name: string; members: number[]; direct_subgroup_ids: number[] }>;
+    };
+    const byName = new Map(user_groups.map((g) => [g.name, g]));
+    expect([...byName.keys()].sort()).to.deep.equal([
+      "role:administrators",
+      "role:everyone",
+      "role:fullmembers",
+      "role:internet",
+      "role:members",
+      "role:moderators",
+      "role:nobody",
+      "role:owners",
+    ]);
+    const { members: users } = expectSuccess(await as("alice@example.com").get("/users")) as {
+      members: User[];
+    };
+    const idsWithRole = (role: number) =>
+      users
+        .filter((u) => u.role === role && u.is_active)
+        .map((u) => u.user_id)
+        .sort((a, b) => a - b);
+    const members = (name: string) => [...byName.get(name)!.members].sort((a, b) => a - b);
+    expect(members("role:owners")).to.deep.equal(
+      [idOf.get("alice@example.com"), idOf.get("carol@example.com")].sort((a, b) => a! - b!),
+    );
+    expect(members("role:administrators")).to.deep.equal([idOf.get("bob@example.com")]);
+    expect(members("role:moderators")).to.deep.equal([]);
+    expect(members("role:members")).to.deep.equal(idsWithRole(400));
+    expect(members("role:members")).to.include(idOf.get("frank@chatd.test"));
+    expect(members("role:fullmembers")).to.deep.equal(idsWithRole(400));
+    expect(members("role:everyone")).to.deep.equal([idOf.get("eve@example.com")]);
+    expect(byName.get("role:moderators")!.direct_subgroup_ids).to.deep.equal([
+      byName.get("role:administrators")!.id,
+    ]);
+  });
+
+  it("lets the owner, the Slack admin and a member post to a channel", async function () {
+    for (const email of ["alice@example.com", "bob@example.com", "frank@chatd.test"]) {
+      const sent = expectSuccess(
+        await as(email).post("/messages", {
+          type: "stream",
+          to: "general",
+          topic: "after import",
+          content: `from ${email}`,
+        }),
+      ) as { id: number };
+      expect(sent.id, email).to.be.a("number");
+    }
+    const posted = (await channelMessages("alice@example.com", "general")).filter(
+      (m) => m.subject === "after import",
+    );
+    expect(posted.map((m) => m.sender_id)).to.deep.equal(
+      ["alice@example.com", "bob@example.com", "frank@chatd.test"].map((e) => idOf.get(e)),
+    );
+  });
+
+  it("lets a member create a channel and keeps a guest from it, as in a new Zulip organization", async function () {
+    expectSuccess(
+      await as("frank@chatd.test").post("/users/me/subscriptions", {
+        subscriptions: JSON.stringify([{ name: "member-made" }]),
+      }),
+    );
+    const res = await as("eve@example.com").post("/users/me/subscriptions", {
+      subscriptions: JSON.stringify([{ name: "guest-made" }]),
+    });
+    expectError(res, 400, "Not allowed for guest users");
+    const { streams } = expectSuccess(
+      await as("alice@example.com").get("/streams", { include_all: true }),
+    ) as {
+      streams: Array<{ name: string }>;
+    };
+    const names = streams.map((s) => s.name);
+    expect(names).to.include("member-made");
+    expect(names).to.not.include("guest-made");
+  });
+
+  it("registers with the realm's group settings as group ids", async function () {
+    const state = expectSuccess(await as("alice@example.com").post("/register", {})) as Record<
+      string,
+      unknown
+    >;
+    const { user_groups } = expectSuccess(await as("alice@example.com").get("/user_groups")) as {
+      user_groups: Array<{ id: number; name: string }>;
+    };
+    const groupId = (name: string) => user_groups.find((g) => g.name === name)!.id;
+    expect(state.realm_can_create_public_channel_group).to.equal(groupId("role:members"));
+    expect(state.realm_can_delete_any_message_group).to.equal(groupId("role:administrators"));
+    expect(state.realm_direct_message_permission_group).to.equal(groupId("role:everyone"));
+    expect(state.realm_can_manage_all_groups).to.equal(groupId("role:owners"));
+  });
+
+  it("moves a user between system groups when the owner changes their role", async function () {
+    const frank = idOf.get("frank@chatd.test")!;
+    expectSuccess(await as("alice@example.com").patch(`/users/${frank}`, { role: 300 }));
+    const { user_groups } = expectSuccess(await as("alice@example.com").get("/user_groups")) as {
+      user_groups: Array<{ name: string; members: number[] }>;
+    };
+    const has = (name: string) => user_groups.find((g) => g.name === name)!.members.includes(frank);
+    expect(["role:moderators", "role:members", "role:fullmembers"].map(has)).to.deep.equal([
+      true,
+      false,
+      false,
+    ]);
   });
 
   describe("refuses what it cannot import, leaving nothing behind", function () {

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { c as tarCreate } from "tar";
 import { ROOT, chatd } from "../helpers/cli.js";
-import { Client, expectSuccess } from "../helpers/client.js";
+import { Client, expectError, expectSuccess } from "../helpers/client.js";
 import pg from "pg";
 import { createEmptyDatabase, onPostgres } from "../helpers/postgres.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -253,6 +253,92 @@ describe("chatd import zulip", function () {
     const result = await chatd(["--data-dir", target, "import", "zulip", archive, "--json"], { env });
     expect(result.code, result.stderr).to.equal(0);
     expect(JSON.parse(result.stdout)).to.deep.include({ messages: 6, uploads: 1 });
+  });
+
+  describe("an export without user groups (as converters from other products write)", () => {
+    let bare: TestServer;
+    let stdout: string;
+    const bareAs: Record<string, Client> = {};
+
+    before(async () => {
+      const dir = editJson(root, "realm.json", (d) => {
+        for (const name of Object.keys(d))
+          if (/group/.test(name) && name !== "zerver_directmessagegroup") delete d[name];
+        for (const record of [...d.zerver_realm!, ...d.zerver_stream!])
+          for (const key of Object.keys(record)) if (key.endsWith("_group")) delete record[key];
+      });
+      const target = join(root, "bare-data");
+      const { url, env } = await importTarget();
+      const result = await chatd(["--data-dir", target, "import", "zulip", dir], { env });
+      expect(result.code, result.stderr).to.equal(0);
+      stdout = result.stdout;
+      for (const [name, email] of [
+        ["iago", "iago@acme.example"],
+        ["hamlet", "hamlet@acme.example"],
+        ["guildenstern", "guildenstern@acme.example"],
+      ] as const) {
+        const key = await chatd(["--data-dir", target, "api-key", "--email", email, "--json"], { env });
+        expect(key.code, key.stderr).to.equal(0);
+        bareAs[name] = new Client("", {
+          email,
+          apiKey: (JSON.parse(key.stdout) as { api_key: string }).api_key,
+        });
+      }
+      bare = await startTestServer({ database_url: url }, { dataDir: target });
+      for (const name of Object.keys(bareAs)) bareAs[name] = new Client(bare.url, bareAs[name]!.credentials);
+    });
+
+    after(async () => {
+      await bare?.close();
+    });
+
+    it("names the organization in quotes", () => {
+      expect(stdout).to.include('Imported the organization "Acme Imports".');
+    });
+
+    it("gets the system groups, each user in their role's", async () => {
+      const { user_groups } = expectSuccess(await bareAs.iago!.get("/user_groups")) as {
+        user_groups: Array<{ name: string; members: number[]; direct_subgroup_ids: number[]; id: number }>;
+      };
+      const byName = new Map(user_groups.map((g) => [g.name, g]));
+      const members = (name: string) => [...byName.get(name)!.members].sort((a, b) => a - b);
+      expect(members("role:owners")).to.deep.equal([10]);
+      expect(members("role:administrators")).to.deep.equal([11]);
+      expect(members("role:moderators")).to.deep.equal([12]);
+      // Active members (the deactivated Yorick is not listed), the bot with its role.
+      expect(members("role:members")).to.deep.equal([13, 14, 17]);
+      expect(members("role:fullmembers")).to.deep.equal([13, 14, 17]);
+      expect(members("role:everyone")).to.deep.equal([15]);
+      expect(byName.get("role:owners")!.id).to.be.a("number");
+      expect(byName.get("role:administrators")!.direct_subgroup_ids).to.deep.equal([
+        byName.get("role:owners")!.id,
+      ]);
+    });
+
+    it("lets a member post to and create a channel, and keeps a guest from creating one", async () => {
+      expectSuccess(
+        await bareAs.hamlet!.post("/users/me/subscriptions", {
+          subscriptions: JSON.stringify([{ name: "member-made" }]),
+        }),
+      );
+      expectSuccess(
+        await bareAs.hamlet!.post("/messages", {
+          type: "stream",
+          to: "Verona",
+          topic: "hi",
+          content: "posted",
+        }),
+      );
+      const refused = await bareAs.guildenstern!.post("/users/me/subscriptions", {
+        subscriptions: JSON.stringify([{ name: "guest-made" }]),
+      });
+      expectError(refused, 400, "Not allowed for guest users");
+      const { streams } = expectSuccess(await bareAs.iago!.get("/streams", { include_all: true })) as {
+        streams: Array<{ name: string }>;
+      };
+      expect(streams.map((s) => s.name)).to.include("member-made");
+      expect(streams.map((s) => s.name)).to.not.include("guest-made");
+    });
   });
 
   describe("refuses and leaves nothing behind", () => {

@@ -50,7 +50,7 @@ export async function progressPrinter(): Promise<{ update(p: ImportProgress): vo
 
 /** What was imported, and how people get in (imported users have no password). */
 export function printImportSummary(summary: ImportSummary, url: string, command: string): void {
-  printLine(chalk.green.bold(`Imported the organization ${summary.realm.name}.`));
+  printLine(chalk.green.bold(`Imported the organization "${summary.realm.name}".`));
   printLine(
     `  ${summary.users} users, ${summary.bots} bots, ${summary.channels} channels, ${summary.messages} messages, ` +
       `${summary.reactions} reactions, ${summary.uploads} uploaded files, ${summary.emoji} custom emoji files`,

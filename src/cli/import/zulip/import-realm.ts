@@ -37,6 +37,7 @@ import {
   type FieldSource,
   type Source,
 } from "./row-mapping.js";
+import { createMissingSystemGroups } from "./missing-system-groups.js";
 import { prepareTarget } from "./target.js";
 
 /** Where an import stands, for a progress bar or plain lines. */
@@ -161,6 +162,9 @@ class RealmImport {
       await this.importRealm(trx, realm, realmRecord);
       await this.importUsers(trx, realm, avatars);
       await this.importGroups(trx, realm);
+      // Zulip's people (not mirror dummies or cross-realm bots) join their role's group.
+      const people = table(realm, "realm.json", "zerver_userprofile").map((u) => u.id as number);
+      await createMissingSystemGroups(trx, this.realmId, people, Math.floor(Date.now() / 1000));
       await this.importChannels(trx, realm);
       await this.importSettingsTables(trx, realm);
       await this.importMessages(trx, realm);
