@@ -35,7 +35,9 @@ interface User {
   delivery_email?: string | null;
 }
 
-const tempImportDirs = () => readdirSync(tmpdir()).filter((name) => name.startsWith("chatd-slack-import-"));
+/** The imports' own TMPDIR: another import on the machine (a bench) leaves its files elsewhere. */
+const importTmp = mkdtempSync(join(tmpdir(), "chatd-slack-tmp-"));
+const tempImportDirs = () => readdirSync(importTmp).filter((name) => name.startsWith("chatd-slack-import-"));
 
 async function writeZip(path: string, files: Record<string, string>): Promise<void> {
   const zip = new yazl.ZipFile();
@@ -52,6 +54,7 @@ async function writeZip(path: string, files: Record<string, string>): Promise<vo
 const skipped = onPostgres() ? " (skipped: SQLite suite only)" : "";
 
 describe(`chatd import slack${skipped}`, function () {
+  after(() => rmSync(importTmp, { recursive: true, force: true }));
   this.timeout(120_000);
   let root: string;
   let dataDir: string;
@@ -82,7 +85,7 @@ describe(`chatd import slack${skipped}`, function () {
     dataDir = join(root, "data");
     // The server's URL gives the host of the addresses made for users Slack has none for.
     const res = await chatd(["--data-dir", dataDir, "import", "slack", zipPath, "--json"], {
-      env: { CHATD_EXTERNAL_URL: "http://chatd.test" },
+      env: { CHATD_EXTERNAL_URL: "http://chatd.test", TMPDIR: importTmp },
     });
     expect(res.code, res.stderr).to.equal(0);
     summary = JSON.parse(res.stdout) as Record<string, unknown>;
@@ -443,7 +446,9 @@ describe(`chatd import slack${skipped}`, function () {
     });
 
     const refused = async (zipPath: string, message: string | RegExp, target = join(dir, "data")) => {
-      const res = await chatd(["--data-dir", target, "import", "slack", zipPath]);
+      const res = await chatd(["--data-dir", target, "import", "slack", zipPath], {
+        env: { TMPDIR: importTmp },
+      });
       expect(res.code, res.stderr).to.not.equal(0);
       if (typeof message === "string") expect(res.stderr).to.include(message);
       else expect(res.stderr).to.match(message);
