@@ -364,7 +364,7 @@ describe("reading channels and subscriptions", function () {
       expectSuccess(await u.iago.client.delete("/default_streams", { stream_id: ids.denmark }));
     });
 
-    it("lists the Notification Bot among cross_realm_bots, not among the realm's users", async function () {
+    it("lists the system bots among cross_realm_bots, not among the realm's users", async function () {
       const state = await register(u.hamlet.client, { fetch_event_types: ["realm_user"] });
       const bots = state.cross_realm_bots as Array<{
         full_name: string;
@@ -373,9 +373,11 @@ describe("reading channels and subscriptions", function () {
       }>;
       expect(bots.map((b) => [b.full_name, b.is_system_bot, b.is_bot])).to.deep.equal([
         ["Notification Bot", true, true],
+        ["Welcome Bot", true, true],
       ]);
       const people = (state.realm_users as Array<{ full_name: string }>).map((p) => p.full_name);
       expect(people).not.to.include("Notification Bot");
+      expect(people).not.to.include("Welcome Bot");
     });
   });
 });
