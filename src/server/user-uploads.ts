@@ -27,6 +27,8 @@ import { sendStoredFile } from "./file-response.js";
 
 const FILE_CACHE = "private, max-age=86400, immutable";
 const AVATAR_CACHE = "public, max-age=31536000, immutable";
+/** A data export is the whole organization's data: no shared cache may keep it after it is deleted. */
+const EXPORT_CACHE = "private, no-store";
 
 const fileMissing = () =>
   new JsonableError("This file does not exist or has been deleted.", "NOT_FOUND", 404);
@@ -172,6 +174,6 @@ async function serveAvatar(app: App, ctx: Context, rest: string): Promise<void> 
     key,
     contentType: AVATAR_TYPES[extension] ?? "application/octet-stream",
     fileName: parts[parts.length - 1]!,
-    cacheControl: AVATAR_CACHE,
+    cacheControl: parts[1] === "exports" ? EXPORT_CACHE : AVATAR_CACHE,
   });
 }

@@ -66,6 +66,8 @@ describe("data exports: /export/realm", function () {
     const path = new URL(exportUrl).pathname;
     const res = await fetch(new URL(path, server.url));
     expect(res.status).to.equal(200);
+    // The whole organization's data: no shared cache may keep it after it is deleted.
+    expect(res.headers.get("cache-control")).to.equal("private, no-store");
     const file = join(work, `${name}.tar.gz`);
     writeFileSync(file, Buffer.from(await res.arrayBuffer()));
     const dir = join(work, name);

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { createReadStream, existsSync } from "node:fs";
+import { createReadStream, existsSync, lstatSync, realpathSync } from "node:fs";
 import { copyFile, readFile, stat } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
 import type { BlobStore } from "../../../lib/storage/index.js";
@@ -24,6 +24,16 @@ function recordFile(dir: string, folder: string, record: ZulipRecord, index: num
   const file = resolve(base, path);
   if (!file.startsWith(base + sep)) throw new ImportRefused(`${where} points outside ${folder}/`);
   if (!existsSync(file)) throw new ImportRefused(`${folder}/${path} (named by ${where}) is missing`);
+  // A symbolic link (or a linked folder on the way) in an unpacked export could name any
+  // file the importer may read, which would then be served as an upload or an avatar.
+  const realBase = realpathSync(base);
+  if (lstatSync(file).isSymbolicLink() || !realpathSync(file).startsWith(realBase + sep)) {
+    throw new ImportRefused(
+      `${folder}/${path} (named by ${where}) is a link: the export must hold the file itself`,
+    );
+  }
+  if (!lstatSync(file).isFile())
+    throw new ImportRefused(`${folder}/${path} (named by ${where}) is not a file`);
   return file;
 }
 
