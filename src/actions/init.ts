@@ -102,7 +102,6 @@ export async function checkInitRealm(app: App, input: InitInput): Promise<InitRe
       throw badRequest("A realm already exists in this data directory.");
     }
     const realmId = await doCreateRealm(tx, { name: input.realmName });
-    await ensureSystemBots(app, tx, realmId);
     const owner = await doCreateUser(app, tx, {
       realmId,
       email,
@@ -112,6 +111,8 @@ export async function checkInitRealm(app: App, input: InitInput): Promise<InitRe
       canCreateUsers: true,
       canChangeUserEmails: true,
     });
+    // After the owner, who stays user 1 of a new installation.
+    await ensureSystemBots(app, tx, realmId);
     await doCreateDefaultChannel(app, tx, owner, input.realmName.trim());
     // The organization's creator is its first new person (Zulip's realm_creation path).
     await doSendInitialDirectMessages(app, tx, owner);

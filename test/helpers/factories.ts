@@ -47,15 +47,15 @@ export class Factory {
 
   /** A new realm with the given users (default: the whole cast). Owners may create users. */
   async realm(cast: Readonly<Record<string, Role>> = CAST, name = "Elsinore"): Promise<TestRealm> {
-    const realmId = await this.app.db.transaction(async (tx) => {
-      const id = await doCreateRealm(tx, { name, stringId: randomBytes(6).toString("hex") });
-      await ensureSystemBots(this.app, tx, id);
-      return id;
-    });
+    const realmId = await this.app.db.transaction((tx) =>
+      doCreateRealm(tx, { name, stringId: randomBytes(6).toString("hex") }),
+    );
     const users: Record<string, TestUser> = {};
     for (const [first, role] of Object.entries(cast)) {
       users[first] = await this.user(realmId, first, role);
     }
+    // As chatd init: after the people, whose ids tests have always known.
+    await this.app.db.transaction((tx) => ensureSystemBots(this.app, tx, realmId));
     return { id: realmId, users };
   }
 
