@@ -219,6 +219,11 @@ describe("chatd import zulip", function () {
     ]);
   });
 
+  it("keeps the realm's email domains", async () => {
+    const { domains } = expectSuccess(await as.hamlet!.get("/realm/domains")) as { domains: unknown[] };
+    expect(domains).to.deep.equal([{ domain: "acme.example", allow_subdomains: true }]);
+  });
+
   it("registers, sends and finds new and old messages by search", async () => {
     const state = expectSuccess(await as.hamlet!.post("/register", {})) as Record<string, unknown>;
     expect(state.realm_name).to.equal("Acme Imports");
