@@ -367,6 +367,34 @@ describe("chatd import zulip", function () {
       expect(existsSync(target)).to.equal(false);
     });
 
+    it("a .tar.gz with an absolute entry name, naming it, leaving no temporary files", async () => {
+      // The absolute entry first: node-tar would go on writing the export's files after it.
+      const outside = join(root, "abs", "escaped");
+      mkdirSync(join(root, "abs"));
+      writeFileSync(outside, "out of bounds");
+      const archive = join(root, "absolute.tar.gz");
+      await tarCreate(
+        { gzip: true, file: archive, cwd: join(FIXTURE, ".."), portable: true, preservePaths: true },
+        [outside, "zulip-export"],
+      );
+      const importTmp = mkdtempSync(join(tmpdir(), "chatd-zulip-tmp-"));
+      try {
+        const target = join(root, `t-${Math.random().toString(36).slice(2)}`);
+        const { url, env } = await importTarget();
+        const result = await chatd(["--data-dir", target, "import", "zulip", archive], {
+          env: { ...env, TMPDIR: importTmp },
+        });
+        expect(result.code).to.not.equal(0);
+        expect(result.stderr).to.include(`${archive} is refused: its entry ${outside}`);
+        expect(result.stderr).to.not.include("ENOTEMPTY");
+        expect(readdirSync(importTmp)).to.deep.equal([]);
+        expect(existsSync(target)).to.equal(false);
+        if (url) expect(await tablesIn(url)).to.deep.equal([]);
+      } finally {
+        rmSync(importTmp, { recursive: true, force: true });
+      }
+    });
+
     it("a directory without realm.json", async () => {
       const dir = join(root, "empty-export");
       mkdirSync(dir);
