@@ -56,6 +56,17 @@ async function tablesIn(url: string): Promise<string[]> {
   }
 }
 
+/** The rows a query answers in a PostgreSQL database. */
+async function rowsOf(url: string, sql: string): Promise<unknown[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<Record<string, unknown>>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 /** A copy of the fixture with one JSON file changed, to make it damaged or foreign. */
 function damaged(root: string, file: string, change: (text: string) => string): string {
   const dir = join(root, `export-${Math.random().toString(36).slice(2)}`);
@@ -419,6 +430,27 @@ describe("chatd import zulip", function () {
       mkdirSync(target);
       await refused(dir, "messages-000001.json: zerver_message[2].recipient names recipient 999", target);
       expect(readdirSync(target)).to.deep.equal([]);
+    });
+
+    it("a failing import into a migrated PostgreSQL database keeps its tables and secrets", async function () {
+      if (!onPostgres()) this.skip();
+      const url = await createEmptyDatabase();
+      const env = { CHATD_DATABASE_URL: url };
+      const migrated = await chatd(["--data-dir", join(root, "migrated-first"), "migrate"], { env });
+      expect(migrated.code, migrated.stderr).to.equal(0);
+      const secrets = () => rowsOf(url, "SELECT * FROM server_secrets ORDER BY 1");
+      const tables = (await tablesIn(url)).sort();
+      const seeded = await secrets();
+      expect(tables).to.include.members(["server_secrets", "messages", "realm_domains"]);
+      expect(seeded).to.not.be.empty;
+      const dir = editJson(root, "messages-000001.json", (d) => (d.zerver_message![2]!.recipient = 999));
+      const target = join(root, `t-${Math.random().toString(36).slice(2)}`);
+      const result = await chatd(["--data-dir", target, "import", "zulip", dir], { env });
+      expect(result.code).to.not.equal(0);
+      expect(result.stderr).to.include("zerver_message[2].recipient names recipient 999");
+      expect((await tablesIn(url)).sort()).to.deep.equal(tables);
+      expect(await secrets()).to.deep.equal(seeded);
+      expect(await rowsOf(url, "SELECT id FROM realms")).to.deep.equal([]);
     });
 
     it("a data directory that is not empty, untouched", async () => {
