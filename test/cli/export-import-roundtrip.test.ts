@@ -204,6 +204,14 @@ describe("chatd export, then chatd import zulip: the copy answers as the origina
       payload_url: JSON.stringify("https://bots.example.com/zulip"),
       interface_type: 1,
     });
+    // Sign-ups limited to two email domains (owners only).
+    expectSuccess(
+      await desdemona.client.post("/realm/domains", { domain: "elsinore.example", allow_subdomains: true }),
+    );
+    expectSuccess(
+      await desdemona.client.post("/realm/domains", { domain: "venice.example", allow_subdomains: false }),
+    );
+    expectSuccess(await desdemona.client.patch("/realm", { emails_restricted_to_domains: true }));
     // A deactivated user.
     expectSuccess(await iago.client.delete(`/users/${polonius.id}`));
 
@@ -341,8 +349,10 @@ describe("chatd export, then chatd import zulip: the copy answers as the origina
           "starred_messages",
           "user_topics",
           "alert_words",
+          "realm_domains",
         ])
           expect(b![key], key).to.not.be.empty;
+      expect(b!.realm_emails_restricted_to_domains).to.equal(true);
     }
   });
 
@@ -356,6 +366,7 @@ describe("chatd export, then chatd import zulip: the copy answers as the origina
       await same(user, "get", "/scheduled_messages");
       await same(user, "get", "/realm/emoji");
       await same(user, "get", "/users/me/alert_words");
+      await same(user, "get", "/realm/domains");
     }
     await same(u.hamlet, "get", "/bots");
   });

@@ -56,6 +56,17 @@ async function tablesIn(url: string): Promise<string[]> {
   }
 }
 
+/** The rows a query answers in a PostgreSQL database. */
+async function rowsOf(url: string, sql: string): Promise<unknown[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<Record<string, unknown>>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 /** A copy of the fixture with one JSON file changed, to make it damaged or foreign. */
 function damaged(root: string, file: string, change: (text: string) => string): string {
   const dir = join(root, `export-${Math.random().toString(36).slice(2)}`);
@@ -219,6 +230,11 @@ describe("chatd import zulip", function () {
     ]);
   });
 
+  it("keeps the realm's email domains", async () => {
+    const { domains } = expectSuccess(await as.hamlet!.get("/realm/domains")) as { domains: unknown[] };
+    expect(domains).to.deep.equal([{ domain: "acme.example", allow_subdomains: true }]);
+  });
+
   it("registers, sends and finds new and old messages by search", async () => {
     const state = expectSuccess(await as.hamlet!.post("/register", {})) as Record<string, unknown>;
     expect(state.realm_name).to.equal("Acme Imports");
@@ -362,6 +378,34 @@ describe("chatd import zulip", function () {
       expect(existsSync(target)).to.equal(false);
     });
 
+    it("a .tar.gz with an absolute entry name, naming it, leaving no temporary files", async () => {
+      // The absolute entry first: node-tar would go on writing the export's files after it.
+      const outside = join(root, "abs", "escaped");
+      mkdirSync(join(root, "abs"));
+      writeFileSync(outside, "out of bounds");
+      const archive = join(root, "absolute.tar.gz");
+      await tarCreate(
+        { gzip: true, file: archive, cwd: join(FIXTURE, ".."), portable: true, preservePaths: true },
+        [outside, "zulip-export"],
+      );
+      const importTmp = mkdtempSync(join(tmpdir(), "chatd-zulip-tmp-"));
+      try {
+        const target = join(root, `t-${Math.random().toString(36).slice(2)}`);
+        const { url, env } = await importTarget();
+        const result = await chatd(["--data-dir", target, "import", "zulip", archive], {
+          env: { ...env, TMPDIR: importTmp },
+        });
+        expect(result.code).to.not.equal(0);
+        expect(result.stderr).to.include(`${archive} is refused: its entry ${outside}`);
+        expect(result.stderr).to.not.include("ENOTEMPTY");
+        expect(readdirSync(importTmp)).to.deep.equal([]);
+        expect(existsSync(target)).to.equal(false);
+        if (url) expect(await tablesIn(url)).to.deep.equal([]);
+      } finally {
+        rmSync(importTmp, { recursive: true, force: true });
+      }
+    });
+
     it("a directory without realm.json", async () => {
       const dir = join(root, "empty-export");
       mkdirSync(dir);
@@ -386,6 +430,27 @@ describe("chatd import zulip", function () {
       mkdirSync(target);
       await refused(dir, "messages-000001.json: zerver_message[2].recipient names recipient 999", target);
       expect(readdirSync(target)).to.deep.equal([]);
+    });
+
+    it("a failing import into a migrated PostgreSQL database keeps its tables and secrets", async function () {
+      if (!onPostgres()) this.skip();
+      const url = await createEmptyDatabase();
+      const env = { CHATD_DATABASE_URL: url };
+      const migrated = await chatd(["--data-dir", join(root, "migrated-first"), "migrate"], { env });
+      expect(migrated.code, migrated.stderr).to.equal(0);
+      const secrets = () => rowsOf(url, "SELECT * FROM server_secrets ORDER BY 1");
+      const tables = (await tablesIn(url)).sort();
+      const seeded = await secrets();
+      expect(tables).to.include.members(["server_secrets", "messages", "realm_domains"]);
+      expect(seeded).to.not.be.empty;
+      const dir = editJson(root, "messages-000001.json", (d) => (d.zerver_message![2]!.recipient = 999));
+      const target = join(root, `t-${Math.random().toString(36).slice(2)}`);
+      const result = await chatd(["--data-dir", target, "import", "zulip", dir], { env });
+      expect(result.code).to.not.equal(0);
+      expect(result.stderr).to.include("zerver_message[2].recipient names recipient 999");
+      expect((await tablesIn(url)).sort()).to.deep.equal(tables);
+      expect(await secrets()).to.deep.equal(seeded);
+      expect(await rowsOf(url, "SELECT id FROM realms")).to.deep.equal([]);
     });
 
     it("a data directory that is not empty, untouched", async () => {

@@ -249,8 +249,9 @@ export async function writeRealmTables(
     { foreignKeys: ["realm_id", "creator_id"] },
     ofRealm(ctx),
   );
-  // chatd keeps no allowed-domain list, audit log or authentication-method rows.
-  await file.tableOf("zerver_realmdomain", []);
+  // zerver_realmdomain: the domains of emails_restricted_to_domains (Zulip's RealmDomain).
+  await table(ctx, file, "zerver_realmdomain", "realm_domains", { foreignKeys: ["realm_id"] }, ofRealm(ctx));
+  // chatd keeps no audit log or authentication-method rows.
   await file.tableOf("zerver_realmauditlog", []);
   await file.tableOf("zerver_realmauthenticationmethod", []);
 

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { convertConversations } from "./channels.js";
 import { SlackImportError } from "./errors.js";
-import { FileConverter } from "./files.js";
+import { FileConverter, type UploadLimits } from "./files.js";
 import type { MarkupContext } from "./markup.js";
 import { convertMessages } from "./messages.js";
 import { CLIENTS, RealmTables } from "./realm-tables.js";
@@ -45,6 +45,7 @@ export async function convertSlackExport(opts: {
   domain: string;
   now?: number;
   onProgress?: (p: ConvertProgress) => void;
+  uploadLimits?: UploadLimits;
 }): Promise<SlackConversion> {
   const zip = await SlackZip.open(opts.zipPath);
   try {
@@ -81,7 +82,7 @@ export async function convertSlackExport(opts: {
     }
 
     mkdirSync(join(opts.outDir, "uploads"), { recursive: true });
-    const files = new FileConverter(zip, opts.outDir, REALM_ID);
+    const files = new FileConverter(zip, opts.outDir, REALM_ID, opts.uploadLimits);
     const stats = await convertMessages({
       zip,
       outDir: opts.outDir,

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { newPathId } from "../../../lib/uploads/names.js";
 import { type Json, objList, optNumber, optObj, optStr } from "./slack-json.js";
 import type { Row } from "./realm-tables.js";
-import type { SlackZip } from "./slack-zip.js";
+import { EntryTooLarge, type SlackZip } from "./slack-zip.js";
 
 /** Where slack-advanced-exporter and slackdump put a file's bytes in the zip. */
 export const uploadEntryName = (fileId: string, fileName: string) => `__uploads/${fileId}/${fileName}`;
@@ -15,6 +15,17 @@ export interface MessageFiles {
   hasImage: boolean;
   hasLink: boolean;
 }
+
+/** How many bytes of files an import copies: per file (the server's upload limit) and in all. */
+export interface UploadLimits {
+  perFile: number;
+  total: number;
+  /** Told of each file left out for its size (the CLI prints it on stderr). */
+  onSkipped: (message: string) => void;
+}
+
+/** In all, files beyond this are left as links: a zip's declared sizes cannot be trusted. */
+export const TOTAL_UPLOAD_BYTES = 64 * 2 ** 30;
 
 /** Escapes what would end a Markdown link's text early. */
 const linkText = (text: string) => text.replace(/([\\[\]])/g, "\\$1");
@@ -29,12 +40,36 @@ const linkText = (text: string) => text.replace(/([\\[\]])/g, "\\$1");
 export class FileConverter {
   readonly attachments: Row[] = [];
   readonly uploadRecords: Row[] = [];
+  private copiedBytes = 0;
 
   constructor(
     private readonly zip: SlackZip,
     private readonly outDir: string,
     private readonly realmId: number,
+    private readonly limits: UploadLimits = {
+      perFile: Number.MAX_SAFE_INTEGER,
+      total: TOTAL_UPLOAD_BYTES,
+      onSkipped: () => undefined,
+    },
   ) {}
+
+  /** Copies a file's bytes within the limits; false (and said) when it is too large. */
+  private async copyWithin(entry: string, target: string): Promise<boolean> {
+    mkdirSync(dirname(target), { recursive: true });
+    const room = Math.min(this.limits.perFile, this.limits.total - this.copiedBytes);
+    try {
+      await this.zip.copyTo(entry, target, room);
+    } catch (err) {
+      if (!(err instanceof EntryTooLarge)) throw err;
+      const why = room < this.limits.perFile ? "the import's total for files" : "the upload size limit";
+      this.limits.onSkipped(
+        `${entry} is not imported (it passes ${why}): the message keeps Slack's link, if any`,
+      );
+      return false;
+    }
+    this.copiedBytes += this.zip.entries.get(entry)!.uncompressedSize;
+    return true;
+  }
 
   async convert(
     message: Json,
@@ -60,11 +95,9 @@ export class FileConverter {
       const name = optStr(file, "name", at) ?? optStr(file, "title", at) ?? "file";
       const title = optStr(file, "title", at) || name;
       const entry = id === undefined ? undefined : uploadEntryName(id, name);
-      if (entry !== undefined && this.zip.has(entry)) {
-        const pathId = newPathId(this.realmId, name);
-        const target = join(this.outDir, "uploads", pathId);
-        mkdirSync(dirname(target), { recursive: true });
-        await this.zip.copyTo(entry, target);
+      const pathId = newPathId(this.realmId, name);
+      const target = join(this.outDir, "uploads", pathId);
+      if (entry !== undefined && this.zip.has(entry) && (await this.copyWithin(entry, target))) {
         const size = this.zip.entries.get(entry)!.uncompressedSize;
         const mimetype = optStr(file, "mimetype", at) ?? null;
         const created = optNumber(file, "created", at) ?? dateSent;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { emailHost, type Config } from "../../../config.js";
 import { importZulipExport, type ImportProgress, type ImportSummary } from "../zulip/import-realm.js";
 import { convertSlackExport } from "./convert.js";
+import { TOTAL_UPLOAD_BYTES } from "./files.js";
 
 /**
  * `chatd import slack`: the zip converted into Zulip's export format in a private temporary
@@ -23,6 +24,12 @@ export async function importSlackExport(opts: {
       outDir: dir,
       domain: emailHost(opts.config),
       onProgress: opts.onProgress,
+      // A file the server would refuse as an upload stays a link, as does one past the total.
+      uploadLimits: {
+        perFile: opts.config.max_file_upload_size_mib * 2 ** 20,
+        total: TOTAL_UPLOAD_BYTES,
+        onSkipped: (message) => process.stderr.write(`warning: ${message}\n`),
+      },
     });
     return await importZulipExport({
       dir,

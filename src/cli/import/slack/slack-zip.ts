@@ -1,10 +1,16 @@
-import { createWriteStream } from "node:fs";
+import { createWriteStream, rmSync } from "node:fs";
+import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
 import { SlackImportError } from "./errors.js";
 
 /** A day file or users.json far larger than any Slack writes is refused before it is inflated. */
 const MAX_JSON_BYTES = 256 * 2 ** 20;
+
+/** A file's bytes that would pass the import's limit (a deflate bomb, or a file too large to upload). */
+export class EntryTooLarge extends Error {
+  override name = "EntryTooLarge";
+}
 
 /**
  * A Slack export zip read entry by entry: the central directory is indexed once (names and
@@ -90,10 +96,29 @@ export class SlackZip {
     }
   }
 
-  async copyTo(name: string, target: string): Promise<void> {
+  /**
+   * Writes an entry's bytes to `target`, at most `maxBytes` of them: counted as they are
+   * inflated, not taken from the declared size. Past the limit the partial file is removed
+   * and EntryTooLarge thrown.
+   */
+  async copyTo(name: string, target: string, maxBytes = Number.MAX_SAFE_INTEGER): Promise<void> {
+    if ((this.entries.get(name)?.uncompressedSize ?? 0) > maxBytes)
+      throw new EntryTooLarge(`${name} is larger than ${maxBytes} bytes`);
+    let written = 0;
+    const cap = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        written += chunk.length;
+        if (written > maxBytes) done(new EntryTooLarge(`${name} is larger than ${maxBytes} bytes`));
+        else done(null, chunk);
+      },
+    });
     try {
-      await pipeline(await this.stream(name), createWriteStream(target, { flags: "wx", mode: 0o600 }));
+      await pipeline(await this.stream(name), cap, createWriteStream(target, { flags: "wx", mode: 0o600 }));
     } catch (err) {
+      if (err instanceof EntryTooLarge) {
+        rmSync(target, { force: true });
+        throw err;
+      }
       if (err instanceof SlackImportError) throw err;
       throw new SlackImportError(`${name} in ${this.path} is damaged (${(err as Error).message})`);
     }

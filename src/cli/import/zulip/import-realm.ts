@@ -510,6 +510,7 @@ class RealmImport {
       { user_id: "user_profile", field_id: "field" },
       byUser("user_profile"),
     );
+    await this.copyTable(trx, realm, file, "zerver_realmdomain", "realm_domains", {});
     await this.copyTable(trx, realm, file, "zerver_realmemoji", "realm_emoji", {});
     await this.copyTable(trx, realm, file, "zerver_realmfilter", "linkifiers", {});
     await this.copyTable(trx, realm, file, "zerver_realmplayground", "realm_playgrounds", {});

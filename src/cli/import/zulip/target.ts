@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import type { Knex } from "knex";
 import { SETTINGS_FILE_NAME, type Config } from "../../../config.js";
 import { createKnex, usesPostgres } from "../../../db/knex.js";
 import { whyNotEmpty } from "../../db-copy/tables.js";
@@ -28,9 +29,13 @@ export async function prepareTarget(config: Config): Promise<Target> {
       `${dir} is not empty (it holds ${found.slice(0, 3).join(", ")}${found.length > 3 ? ", ..." : ""}): an import creates a new organization in an empty data directory only`,
     );
   }
+  // A migrated database without rows is taken as empty: its tables, and the server secrets
+  // the migrations seeded, are kept if the import fails (its rows were one transaction).
+  let hadTables = false;
   if (usesPostgres(config)) {
     const knex = createKnex(config);
     try {
+      hadTables = (await tablesOf(knex)).length > 0;
       const why = await whyNotEmpty(knex);
       if (why !== null)
         throw new ImportRefused(
@@ -43,22 +48,26 @@ export async function prepareTarget(config: Config): Promise<Target> {
   prepareDataDir(config);
   return {
     async undo() {
-      if (usesPostgres(config)) await dropAllTables(config);
+      if (usesPostgres(config) && !hadTables) await dropAllTables(config);
       if (!existed) rmSync(dir, { recursive: true, force: true });
       else for (const name of contents(dir)) rmSync(join(dir, name), { recursive: true, force: true });
     },
   };
 }
 
-/** The database was empty before the import: every table in it is the import's. */
+async function tablesOf(knex: Knex): Promise<string[]> {
+  const { rows } = await knex.raw<{ rows: Array<{ tablename: string }> }>(
+    "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()",
+  );
+  return rows.map((r) => r.tablename);
+}
+
+/** The database had no tables before the import: every table in it is the import's. */
 async function dropAllTables(config: Config): Promise<void> {
   const knex = createKnex(config);
   try {
-    const { rows } = await knex.raw<{ rows: Array<{ tablename: string }> }>(
-      "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()",
-    );
-    for (const { tablename } of rows)
-      await knex.raw(`DROP TABLE IF EXISTS "${tablename.replace(/"/g, '""')}" CASCADE`);
+    for (const name of await tablesOf(knex))
+      await knex.raw(`DROP TABLE IF EXISTS "${name.replace(/"/g, '""')}" CASCADE`);
   } finally {
     await knex.destroy();
   }
