@@ -95,6 +95,12 @@ const consenting =
   (row: Row) =>
     ctx.scope.consenting.has(Number(row[column]));
 
+/** A table's rows of consenting users only (a public or consent export leaves the others out). */
+const onlyConsenting =
+  (ctx: RealmTablesContext) =>
+  (row: Row, out: Row): Row | null =>
+    consenting(ctx)(row) ? out : null;
+
 export async function writeRealmTables(
   ctx: RealmTablesContext,
   file: JsonTablesFile,
@@ -305,7 +311,7 @@ export async function writeRealmTables(
     { rename: { user_id: "user" } },
     ofRealmUsers(ctx),
     "id",
-    (row, out) => (consenting(ctx)(row) ? out : null),
+    onlyConsenting(ctx),
   );
   await table(
     ctx,
@@ -315,7 +321,7 @@ export async function writeRealmTables(
     { foreignKeys: ["realm_id"], rename: { user_id: "user_profile" } },
     ofRealm(ctx),
     "id",
-    (row, out) => (consenting(ctx)(row) ? out : null),
+    onlyConsenting(ctx),
   );
   // Drafts: Zulip's export leaves them out (ephemeral); chatd keeps a consenting user's.
   await table(
@@ -326,7 +332,7 @@ export async function writeRealmTables(
     { rename: { user_id: "user_profile" }, chatdOnly: ["type", "to_ids"], json: ["to_ids"] },
     ofRealmUsers(ctx),
     "id",
-    (row, out) => (consenting(ctx)(row) ? out : null),
+    onlyConsenting(ctx),
   );
   await writeScheduledMessages(ctx, file);
 
