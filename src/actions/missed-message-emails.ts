@@ -1,8 +1,8 @@
+import type { Knex } from "knex";
 import type { App } from "../app.js";
 import { realmUrl } from "../config.js";
 import { RECIPIENT_TYPE } from "../db/channel-rows.js";
 import { bool, int, type DbBigInt, type DbBool, type UserRow } from "../db/rows.js";
-import type { Tx } from "../db/tx.js";
 import { channelMessageUrl, directMessageUrl } from "../lib/message-links.js";
 import { MESSAGE_FLAG_BITS } from "../lib/message-flags.js";
 import { composeMissedMessagesEmail, type MissedConversation } from "../lib/missed-message-email.js";
@@ -20,10 +20,13 @@ import { queueEmails, type QueuedEmail } from "./email-queue.js";
  * notifications become emails, one per conversation, leaving out messages read or deleted
  * meanwhile.
  *
- * Each user's batch is read, emailed (queueEmails) and deleted in one write transaction.
- * Write transactions are serialized (db/tx.ts), and the batch is given up if its delete
- * finds rows gone, so of several processes (or a restart) exactly one emails each batch,
- * with no claim to hold: nothing leaves the transaction.
+ * Each user's batch is read and its emails composed outside the write lock (a batch's
+ * half-dozen queries, each a trip through the driver, held the lock for 200 ms under load,
+ * and every send waited behind it); then one short write transaction deletes the batch,
+ * checks its messages are still unread, and queues the emails (queueEmails). Write
+ * transactions are serialized (db/tx.ts), and the batch is given up if its delete finds
+ * rows gone, so of several processes (or a restart) exactly one emails each batch, with no
+ * claim to hold: nothing leaves the transaction.
  */
 
 /** Users taken per run; a run that takes this many runs again at once. */
@@ -73,7 +76,7 @@ export async function sendDueMissedMessageEmails(app: App): Promise<number | nul
   const online = await app.events.usersReceivingMessages(userIds);
   for (const userId of userIds) {
     try {
-      await app.db.transaction((tx) => emailBatch(app, tx, userId, online.has(userId)));
+      await emailBatch(app, userId, online.has(userId));
     } catch (err) {
       if (!(err instanceof BatchTaken)) throw err;
     }
@@ -88,39 +91,71 @@ export async function sendDueMissedMessageEmails(app: App): Promise<number | nul
   return Math.min(int(next.due), int(next.sent) + capMs) / 1000;
 }
 
-async function emailBatch(app: App, tx: Tx, userId: number, online: boolean): Promise<void> {
+async function emailBatch(app: App, userId: number, online: boolean): Promise<void> {
   // The whole batch: notifications written after the oldest was due ride along.
-  const pending = await tx
+  const pending = await app
     .knex("missed_message_notifications")
     .where({ user_id: userId })
     .select<PendingRow[]>("id", "realm_id", "message_id", "trigger", "seen_off");
   if (pending.length === 0) return;
-  const deleted = await tx
-    .knex("missed_message_notifications")
-    .whereIn(
-      "id",
-      pending.map((row) => row.id),
-    )
-    .delete();
-  if (deleted !== pending.length) throw new BatchTaken();
+  const composed = await composeBatch(app, app.knex, userId, online, pending);
+  await app.db.transaction(async (tx) => {
+    const deleted = await tx
+      .knex("missed_message_notifications")
+      .whereIn(
+        "id",
+        pending.map((row) => row.id),
+      )
+      .delete();
+    if (deleted !== pending.length) throw new BatchTaken();
+    if (composed.messageIds.length === 0) return;
+    // A message read or deleted while the emails were composed is left out: compose again (rare).
+    const unread = await unreadMessageIds(tx.knex, userId, composed.messageIds);
+    const emails =
+      unread.length === composed.messageIds.length
+        ? composed.emails
+        : (await composeBatch(app, tx.knex, userId, online, pending)).emails;
+    await queueEmails(app, tx, emails);
+  });
+}
+
+/** A batch's emails, and the messages they show (none: nothing to send). */
+async function composeBatch(
+  app: App,
+  knex: Knex,
+  userId: number,
+  online: boolean,
+  pending: readonly PendingRow[],
+): Promise<{ emails: QueuedEmail[]; messageIds: number[] }> {
+  const nothing = { emails: [], messageIds: [] };
   // A user on now drops what was written without knowing whether they were off.
   const kept = online ? pending.filter((row) => bool(row.seen_off)) : pending;
-  if (kept.length === 0) return;
-  const realm = await app.realms.get(tx.knex, pending[0]!.realm_id);
+  if (kept.length === 0) return nothing;
+  const realm = await app.realms.get(knex, pending[0]!.realm_id);
   const user = realm.user(userId);
   if (!user || !bool(user.is_active) || bool(user.is_bot) || !bool(user.enable_offline_email_notifications))
-    return;
+    return nothing;
   const triggers = new Map(kept.map((row) => [row.message_id, row.trigger]));
-  const messages = await unreadMessages(tx, userId, [...triggers.keys()]);
-  if (messages.length === 0) return;
-  const emails = await emailsFor(app, tx, realm, user, messages, triggers);
-  await queueEmails(app, tx, emails);
+  const messages = await unreadMessages(knex, userId, [...triggers.keys()]);
+  if (messages.length === 0) return nothing;
+  return {
+    emails: await emailsFor(app, knex, realm, user, messages, triggers),
+    messageIds: messages.map((m) => m.id),
+  };
+}
+
+/** Which of these messages the user's copy of is still unread. */
+function unreadMessageIds(knex: Knex, userId: number, messageIds: readonly number[]): Promise<number[]> {
+  return knex("user_messages")
+    .where("user_id", userId)
+    .whereIn("message_id", messageIds)
+    .whereRaw(`(flags & ${MESSAGE_FLAG_BITS.read}) = 0`)
+    .pluck("message_id");
 }
 
 /** The user's still unread copies of these messages (deleted messages have none), oldest first. */
-function unreadMessages(tx: Tx, userId: number, messageIds: readonly number[]): Promise<MissedMessage[]> {
-  return tx
-    .knex("user_messages as um")
+function unreadMessages(knex: Knex, userId: number, messageIds: readonly number[]): Promise<MissedMessage[]> {
+  return knex("user_messages as um")
     .join("messages as m", "m.id", "um.message_id")
     .join("recipients as r", "r.id", "m.recipient_id")
     .where("um.user_id", userId)
@@ -145,7 +180,7 @@ function unreadMessages(tx: Tx, userId: number, messageIds: readonly number[]): 
  */
 async function emailsFor(
   app: App,
-  tx: Tx,
+  knex: Knex,
   realm: RealmSnapshot,
   user: UserRow,
   messages: readonly MissedMessage[],
@@ -164,16 +199,14 @@ async function emailsFor(
     else buckets.set(key, [message]);
   }
   const serverUrl = realmUrl(app.config);
-  const channels = messages.some((m) => m.stream_id !== null)
-    ? await app.channels.get(tx.knex, realm.id)
-    : null;
+  const channels = messages.some((m) => m.stream_id !== null) ? await app.channels.get(knex, realm.id) : null;
   const groups = await groupParticipants(
-    tx,
+    knex,
     messages
       .filter((m) => m.recipient_type === RECIPIENT_TYPE.DIRECT_MESSAGE_GROUP)
       .map((m) => m.recipient_type_id),
   );
-  const realmNameInSubject = await wantsRealmName(tx, user);
+  const realmNameInSubject = await wantsRealmName(knex, user);
   // Zulip's message_content_allowed_in_missedmessage_emails: the realm may forbid it for all.
   const showContent =
     bool(realm.realm.message_content_allowed_in_email_notifications) &&
@@ -216,22 +249,20 @@ async function emailsFor(
 }
 
 /** Participants of direct message groups, by group ID (the recipient's type_id). */
-async function groupParticipants(tx: Tx, groupIds: readonly number[]): Promise<Map<number, number[]>> {
+async function groupParticipants(knex: Knex, groupIds: readonly number[]): Promise<Map<number, number[]>> {
   if (groupIds.length === 0) return new Map();
-  const rows = await tx
-    .knex("direct_message_groups")
+  const rows = await knex("direct_message_groups")
     .whereIn("id", [...new Set(groupIds)])
     .select<Array<{ id: number; user_ids_key: string }>>("id", "user_ids_key");
   return new Map(rows.map((row) => [row.id, row.user_ids_key.split(",").map(Number)]));
 }
 
 /** Zulip's realm_name_in_notifications: automatic names the realm when the address has accounts in several. */
-async function wantsRealmName(tx: Tx, user: UserRow): Promise<boolean> {
+async function wantsRealmName(knex: Knex, user: UserRow): Promise<boolean> {
   const policy = user.realm_name_in_email_notifications_policy;
   if (policy === REALM_NAME_POLICY.ALWAYS) return true;
   if (policy === REALM_NAME_POLICY.NEVER) return false;
-  const accounts = await tx
-    .knex("users")
+  const accounts = await knex("users")
     .where({ delivery_email: user.delivery_email, is_active: true })
     .count<Array<{ n: number | string }>>("id as n");
   return Number(accounts[0]?.n ?? 0) > 1;
