@@ -1,4 +1,5 @@
 // The users-per-core figures as benchmark scenarios (see run.ts for how they are measured).
+import { round } from "../stats.js";
 import { findUsersPerCore, LIMITS, type UsersOptions } from "./run.js";
 
 export interface UsersScenario {
@@ -11,7 +12,11 @@ export interface UsersScenario {
   target?: string;
 }
 
-/** users_per_core (or users_<N>_workers), and at that count chatd's RSS and the p99s. */
+/**
+ * users_per_core (or users_<N>_workers), and at that count chatd's RSS, the p99s and the CPU
+ * per user; on PostgreSQL also PostgreSQL's CPU and the write lock's hold times. The
+ * scenarios' driver ("pg") tells the databases apart.
+ */
 export async function usersScenarios(options: UsersOptions): Promise<UsersScenario[]> {
   const prefix = options.workers > 1 ? `users_${options.workers}_workers` : "users";
   const { best, firstFailing } = await findUsersPerCore(options);
@@ -41,7 +46,26 @@ export async function usersScenarios(options: UsersOptions): Promise<UsersScenar
       at("delivery_p99_ms", best.delivery.p99_ms, "ms", `<= ${LIMITS.delivery_p99_ms}`),
       at("register_p99_ms", best.register.p99_ms, "ms", `<= ${LIMITS.register_p99_ms}`),
       at("requests_per_sec", best.requests_per_sec, "req/s"),
+      at("cpu_ms_per_user_s", best.cpu_ms_per_user_s, "CPU ms per user per second (chatd)"),
     );
+    if (best.db_cpu_pct !== null) {
+      scenarios.push(
+        at("db_cpu_pct", best.db_cpu_pct, "% of a core (PostgreSQL)"),
+        at(
+          "db_cpu_ms_per_user_s",
+          round((best.db_cpu_pct * 10) / best.users, 3),
+          "CPU ms per user per second (PostgreSQL)",
+        ),
+      );
+    }
+    for (const [kind, l] of Object.entries(best.locks ?? {})) {
+      const detail = `${l.n} transactions, ${l.items_mean} items each`;
+      scenarios.push(
+        at(`lock_${kind}_hold_p50_ms`, l.hold_p50_ms, `ms (${detail})`),
+        at(`lock_${kind}_hold_p99_ms`, l.hold_p99_ms, `ms (wait p99 ${l.wait_p99_ms} ms)`),
+        at(`lock_${kind}_busy_pct`, l.busy_pct, "% of the window held"),
+      );
+    }
   }
   return scenarios;
 }
