@@ -10,11 +10,14 @@ import { join } from "node:path";
  */
 export interface LockTimer {
   record(kind: string, items: number, waitMs: number, holdMs: number): void;
+  /** Writes what was recorded since the last write. */
+  flush(): void;
 }
 
 const FLUSH_EVERY_MS = 1000;
 
-function fileTimer(dir: string): LockTimer {
+/** A timer writing to `dir`, every second and at exit. */
+export function fileLockTimer(dir: string): LockTimer {
   const file = join(dir, `lock-timings-${process.pid}.ndjson`);
   let lines: string[] = [];
   const flush = () => {
@@ -25,16 +28,23 @@ function fileTimer(dir: string): LockTimer {
   };
   setInterval(flush, FLUSH_EVERY_MS).unref();
   process.on("exit", flush);
+  const round = (ms: number) => Math.round(ms * 1000) / 1000;
   return {
     record(kind, items, waitMs, holdMs) {
-      const round = (ms: number) => Math.round(ms * 1000) / 1000;
-      lines.push(
-        `${JSON.stringify({ at: Date.now(), kind, items, wait_ms: round(waitMs), hold_ms: round(holdMs) })}\n`,
-      );
+      const line = { at: Date.now(), kind, items, wait_ms: round(waitMs), hold_ms: round(holdMs) };
+      lines.push(`${JSON.stringify(line)}\n`);
     },
+    flush,
   };
 }
 
 const dir = process.env.CHATD_LOCK_TIMINGS_DIR;
+let current: LockTimer | null = dir ? fileLockTimer(dir) : null;
+
 /** The process's timer, or null (the default: nothing is timed). */
-export const lockTimer: LockTimer | null = dir ? fileTimer(dir) : null;
+export const lockTimer = (): LockTimer | null => current;
+
+/** Replaces the process's timer (tests). */
+export function setLockTimer(timer: LockTimer | null): void {
+  current = timer;
+}

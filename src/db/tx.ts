@@ -95,14 +95,15 @@ export class Db {
     const events: PendingEvent[] = [];
     const hooks: Array<() => void> = [];
     const now = Math.floor(this.clock.nowMs() / 1000);
-    const asked = lockTimer ? performance.now() : 0;
+    const timer = lockTimer();
+    const asked = timer ? performance.now() : 0;
     let locked = 0;
     const result = await this.knex.transaction(async (trx) => {
       // Knex calls this even when BEGIN failed (the transaction has already failed with
       // BEGIN's error, which the caller gets): do nothing then.
       if (trx.isCompleted()) throw new Error("the transaction did not begin");
       began();
-      if (lockTimer) locked = performance.now();
+      if (timer) locked = performance.now();
       const value = await fn({
         knex: trx,
         now,
@@ -118,9 +119,9 @@ export class Db {
       if ((this.outbox || this.log) && isPostgres(trx)) await notifyExternalChange(trx);
       return value;
     });
-    if (lockTimer) {
+    if (timer) {
       const kind = label ?? events[0]?.[1].type ?? "none";
-      lockTimer.record(kind, events.length, locked - asked, performance.now() - locked);
+      timer.record(kind, events.length, locked - asked, performance.now() - locked);
     }
     if (this.log) {
       await this.log.afterCommit(() => hooks.forEach((hook) => hook()));
