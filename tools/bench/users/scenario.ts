@@ -1,6 +1,6 @@
 // The users-per-core figures as benchmark scenarios (see run.ts for how they are measured).
 import { round } from "../stats.js";
-import { findUsersPerCore, LIMITS, type UsersOptions } from "./run.js";
+import { findUsersPerCore, LIMITS, type StepResult, type UsersOptions } from "./run.js";
 
 export interface UsersScenario {
   name: string;
@@ -46,26 +46,43 @@ export async function usersScenarios(options: UsersOptions): Promise<UsersScenar
       at("delivery_p99_ms", best.delivery.p99_ms, "ms", `<= ${LIMITS.delivery_p99_ms}`),
       at("register_p99_ms", best.register.p99_ms, "ms", `<= ${LIMITS.register_p99_ms}`),
       at("requests_per_sec", best.requests_per_sec, "req/s"),
-      at("cpu_ms_per_user_s", best.cpu_ms_per_user_s, "CPU ms per user per second (chatd)"),
     );
-    if (best.db_cpu_pct !== null) {
-      scenarios.push(
-        at("db_cpu_pct", best.db_cpu_pct, "% of a core (PostgreSQL)"),
-        at(
-          "db_cpu_ms_per_user_s",
-          round((best.db_cpu_pct * 10) / best.users, 3),
-          "CPU ms per user per second (PostgreSQL)",
-        ),
-      );
-    }
-    for (const [kind, l] of Object.entries(best.locks ?? {})) {
-      const detail = `${l.n} transactions, ${l.items_mean} items each`;
-      scenarios.push(
-        at(`lock_${kind}_hold_p50_ms`, l.hold_p50_ms, `ms (${detail})`),
-        at(`lock_${kind}_hold_p99_ms`, l.hold_p99_ms, `ms (wait p99 ${l.wait_p99_ms} ms)`),
-        at(`lock_${kind}_busy_pct`, l.busy_pct, "% of the window held"),
-      );
-    }
   }
+  // The costs per user and of the lock, for estimates: at the passing count, else (nothing
+  // passed) at the failing one, which says so.
+  const costs = best ?? firstFailing;
+  if (costs) scenarios.push(...costScenarios(costs, best ? "" : ", failed", at));
   return scenarios;
+}
+
+/** CPU per user (chatd's, PostgreSQL's) and the write lock's holds of one step. */
+function costScenarios(
+  step: StepResult,
+  failed: string,
+  at: (name: string, value: number, unit: string) => UsersScenario,
+): UsersScenario[] {
+  const where = ` at ${step.users} users${failed}`;
+  const costs = [at("cpu_ms_per_user_s", step.cpu_ms_per_user_s, `CPU ms per user-second (chatd${where})`)];
+  if (step.db_cpu_pct !== null) {
+    costs.push(
+      at("db_cpu_pct", step.db_cpu_pct, `% of a core (PostgreSQL${where})`),
+      at(
+        "db_cpu_ms_per_user_s",
+        round((step.db_cpu_pct * 10) / step.users, 3),
+        `CPU ms per user-second (PostgreSQL${where})`,
+      ),
+    );
+  }
+  for (const [kind, l] of Object.entries(step.locks ?? {})) {
+    costs.push(
+      at(
+        `lock_${kind}_hold_p50_ms`,
+        l.hold_p50_ms,
+        `ms (${l.n} transactions of ${l.items_mean} items${where})`,
+      ),
+      at(`lock_${kind}_hold_p99_ms`, l.hold_p99_ms, `ms (wait p99 ${l.wait_p99_ms} ms)`),
+      at(`lock_${kind}_busy_pct`, l.busy_pct, "% of the window held"),
+    );
+  }
+  return costs;
 }
