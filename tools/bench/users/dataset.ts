@@ -105,12 +105,14 @@ export async function growUsersDataset(options: UsersStorage & { users: number }
 
 /**
  * Drops the queues a stopped server saved on its way out (it restores them on start): each step
- * starts with only its own users' queues.
+ * starts with only its own users' queues. On PostgreSQL chatd keeps its queues in the event
+ * log's store (`event_queues`, src/events/replication.ts), where they outlive the server too.
  */
 export async function forgetSavedQueues(storage: UsersStorage): Promise<void> {
   const app = await openBenchApp(storage);
   try {
     await app.knex("event_queue_snapshots").delete();
+    if (storage.databaseUrl) await app.knex("event_queues").delete();
   } finally {
     await closeApp(app);
   }
