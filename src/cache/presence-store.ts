@@ -249,7 +249,7 @@ export class PresenceStore {
             await upsert;
           }
         }
-      });
+      }, "presence");
     } catch (err) {
       // Retry at the next flush, unless a newer change of the same user replaced it.
       for (const [userId, record] of batch) if (!this.dirty.has(userId)) this.dirty.set(userId, record);

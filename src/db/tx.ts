@@ -7,6 +7,7 @@ import { writeOutbox, type PendingEvent } from "./outbox.js";
 import { isPostgres } from "./dialect.js";
 import { notifyExternalChange } from "./pg-change-watch.js";
 import { appendEvents, appendInvalidations } from "./event-log.js";
+import { lockTimer } from "./lock-timings.js";
 
 /** Where committed events go (the event hub), kept abstract to avoid an import cycle. */
 export interface EventSink {
@@ -73,13 +74,14 @@ export class Db {
 
   private writesClosed = false;
 
-  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  /** `label` names the transaction in lock timings (lock-timings.ts; else its events' type). */
+  transaction<T>(fn: (tx: Tx) => Promise<T>, label?: string): Promise<T> {
     return this.writeLock.run(async () => {
       if (this.writesClosed) throw new Error("the server is stopping: no more writes");
       for (let attempt = 1; ; attempt++) {
         let began = false;
         try {
-          return await this.attempt(() => (began = true), fn);
+          return await this.attempt(() => (began = true), fn, label);
         } catch (err) {
           // Only a transaction that never began (BEGIN IMMEDIATE timed out) is safe to repeat.
           if (began || !isBusyError(err) || attempt > this.busyRetry.retries) throw err;
@@ -89,15 +91,19 @@ export class Db {
     });
   }
 
-  private async attempt<T>(began: () => void, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  private async attempt<T>(began: () => void, fn: (tx: Tx) => Promise<T>, label?: string): Promise<T> {
     const events: PendingEvent[] = [];
     const hooks: Array<() => void> = [];
     const now = Math.floor(this.clock.nowMs() / 1000);
+    const timer = lockTimer();
+    const asked = timer ? performance.now() : 0;
+    let locked = 0;
     const result = await this.knex.transaction(async (trx) => {
       // Knex calls this even when BEGIN failed (the transaction has already failed with
       // BEGIN's error, which the caller gets): do nothing then.
       if (trx.isCompleted()) throw new Error("the transaction did not begin");
       began();
+      if (timer) locked = performance.now();
       const value = await fn({
         knex: trx,
         now,
@@ -113,6 +119,10 @@ export class Db {
       if ((this.outbox || this.log) && isPostgres(trx)) await notifyExternalChange(trx);
       return value;
     });
+    if (timer) {
+      const kind = label ?? events[0]?.[1].type ?? "none";
+      timer.record(kind, events.length, locked - asked, performance.now() - locked);
+    }
     if (this.log) {
       await this.log.afterCommit(() => hooks.forEach((hook) => hook()));
       return result;

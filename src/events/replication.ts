@@ -15,6 +15,7 @@ import {
 } from "../db/event-log.js";
 import { isPostgres } from "../db/dialect.js";
 import { notifyExternalChange } from "../db/pg-change-watch.js";
+import { lockTimer } from "../db/lock-timings.js";
 import { acceptsMessages, type EventHub, type QueueReplica } from "./hub.js";
 import type { EventQueue } from "./queue.js";
 import type { QueueOptions } from "../wire/events.js";
@@ -264,11 +265,17 @@ export class Replication implements EventLogHooks, QueueReplica {
    * lock, so no entry commits with a lower ID after a process has read past it, and sends
    * the NOTIFY that wakes the other processes (SQLite's data_version sees any commit).
    */
-  private appendToLog(write: (trx: Knex.Transaction) => Promise<unknown>): Promise<void> {
-    return this.db.knex.transaction(async (trx) => {
+  private async appendToLog(write: (trx: Knex.Transaction) => Promise<unknown>): Promise<void> {
+    const timer = lockTimer();
+    const asked = timer ? performance.now() : 0;
+    let locked = 0;
+    await this.db.knex.transaction(async (trx) => {
+      if (timer) locked = performance.now();
       await write(trx);
       if (isPostgres(trx)) await notifyExternalChange(trx);
     });
+    // Typing notifications and queue changes take the write lock too (db/lock-timings.ts).
+    timer?.record("event_log", 1, locked - asked, performance.now() - locked);
   }
 
   touched(queue: EventQueue): void {

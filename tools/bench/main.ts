@@ -6,9 +6,9 @@
 // (just that scenario; dbcopy: see db-copy-check.ts; delivery: the sends and the event
 // delivery against their baselines, see delivery.ts; web: the web client's budgets in a
 // browser, see web-client.ts), --cpu-prof DIR (the servers write V8
-// CPU profiles there), --users (only the users-per-core simulation, see users/; with
-// --workers N on `serve --workers N`, --users-max N to stop growing at N users, and
-// --users-at N to run that one count only, e.g. under --cpu-prof).
+// CPU profiles there), --users (only the users-per-core simulation, see users/, on each
+// database of --database; with --workers N on `serve --workers N`, --users-max N to stop
+// growing at N users, and --users-at N to run that one count only, e.g. under --cpu-prof).
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
@@ -724,12 +724,14 @@ function recordHalfLoad(prefix: string, driver: Driver, p99Target: string, half:
 }
 
 /** The users-per-core simulation (users/), on its own data set that grows with the count. */
-async function benchUsers(driver: Exclude<Driver, "pg">, work: string): Promise<void> {
+async function benchUsers(driver: Driver, work: string): Promise<void> {
   log(`
 users per core (${driver}${WORKERS && WORKERS > 1 ? `, serve --workers ${WORKERS}` : ""})`);
+  const storage = await datasetStorage(driver, join(work, `${driver}-users`));
   const scenarios = await usersScenarios({
     driver,
-    dataDir: join(work, `${driver}-users`),
+    dataDir: storage.dataDir,
+    databaseUrl: storage.databaseUrl,
     quick: QUICK,
     workers: WORKERS ?? 1,
     log,
@@ -901,9 +903,9 @@ async function main(): Promise<void> {
   const koa = await startKoa();
   const work = mkdtempSync(join(tmpdir(), "chatd-bench-"));
   try {
-    if (!USERS && (DRIVERS.includes("pg") || ONLY === "dbcopy" || WORKERS)) await startPostgres(log);
+    if (DRIVERS.includes("pg") || (!USERS && (ONLY === "dbcopy" || WORKERS))) await startPostgres(log);
     if (USERS) {
-      for (const driver of DRIVERS) if (driver !== "pg") await benchUsers(driver, work);
+      for (const driver of DRIVERS) await benchUsers(driver, work);
     } else if (WORKERS) await benchWorkers(WORKERS, work);
     else if (ONLY === "presence") for (const driver of DRIVERS) await benchPresence(driver, work);
     else if (ONLY === "webhooks") for (const driver of DRIVERS) await benchWebhooks(driver, work);

