@@ -71,6 +71,8 @@ export async function doUpdateMessageFlags(
   messageIds: readonly number[],
 ): Promise<FlagChangeResult> {
   const ids = [...new Set(messageIds)];
+  if (change.op === "add" && change.flag === "read")
+    return { changed: await addRead(tx, world, user, ids), ignoredChannels: [] };
   const held = new Map<number, number>();
   for (let i = 0; i < ids.length; i += 500) {
     const rows = await tx
@@ -113,6 +115,33 @@ export async function doUpdateMessageFlags(
   }
   if (candidates.length > 0) await sendFlagEvent(tx, world, user, change, candidates);
   return { changed: candidates, ignoredChannels: [...ignoredChannels].sort((a, b) => a - b) };
+}
+
+/**
+ * Marking messages read, what every client does every minute and the most frequent write
+ * of all: one UPDATE ... RETURNING, with no SELECT before it (one trip through the driver
+ * fewer while the write lock is held). A message the user has no row for counts as read
+ * already, so only rows change.
+ */
+async function addRead(
+  tx: Tx,
+  world: ChannelWorld,
+  user: UserRow,
+  ids: readonly number[],
+): Promise<number[]> {
+  const changed: number[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await tx
+      .knex("user_messages")
+      .where("user_id", user.id)
+      .whereIn("message_id", ids.slice(i, i + 500))
+      .whereRaw(`(flags & ${READ}) = 0`)
+      .update({ flags: tx.knex.raw(`flags | ${READ}`) }, ["message_id"]);
+    for (const row of rows as Array<{ message_id: number }>) changed.push(row.message_id);
+  }
+  changed.sort((a, b) => a - b);
+  if (changed.length > 0) await sendFlagEvent(tx, world, user, { op: "add", flag: "read" }, changed);
+  return changed;
 }
 
 /** Creates read|historical rows for accessible messages the user never received. */
