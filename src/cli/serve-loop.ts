@@ -12,6 +12,7 @@ import { failureWhile } from "./failures.js";
 import { CliFailure } from "./output.js";
 import { isClusterWorker, refuseSqliteWorkers, runPrimary, runWorker } from "./cluster.js";
 import { armShutdownWatchdog } from "./shutdown-watchdog.js";
+import { limitHeapGrowth } from "./heap-growth.js";
 import { releaseAfterStartup, releaseWhenBusy } from "./young-generation.js";
 
 /**
@@ -28,6 +29,7 @@ export async function runServer(
   // A cluster worker: the primary below has locked, migrated and prepared.
   if (isClusterWorker()) {
     releaseAfterStartup();
+    limitHeapGrowth();
     return runWorker(config, createLogger(config.log_level), (err) => listenFailure(config, err));
   }
   if (!usesPostgres(config)) refuseSqliteWorkers(workers);
@@ -123,6 +125,7 @@ async function serveUntilSignal(app: App): Promise<void> {
     throw listenFailure(app.config, err);
   }
   releaseWhenBusy();
+  limitHeapGrowth();
   app.logger.info(
     `chatd listening on http://${app.config.host}:${running.port} (realm ${realmUrl(app.config)})`,
   );
