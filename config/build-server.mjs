@@ -70,6 +70,8 @@ await build({
   // Whitespace and comments only: names stay as written, for stack traces and logs.
   minifyWhitespace: true,
   minifySyntax: true,
+  // Short lines still: node prints the line a crash happened on.
+  lineLimit: 160,
   sourcemap: "linked",
   sourcesContent: false,
   outdir,

@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { serveCommand } from "./commands/serve.js";
 import { startCommand } from "./commands/start.js";
 import { handleCliError } from "./output.js";
+import { useLazySourceMaps } from "./lazy-source-maps.js";
 
 /** `chatd serve` and `chatd start` alone (bin/chatd picks this for them; config/build-server.mjs bundles it). */
 export async function serveMain(argv: string[]): Promise<void> {
@@ -21,4 +22,6 @@ export async function serveMain(argv: string[]): Promise<void> {
   }
 }
 
+// Stack traces name src/*.ts (the bundle's source maps).
+useLazySourceMaps();
 await serveMain(process.argv);
