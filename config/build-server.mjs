@@ -11,11 +11,15 @@ import { fileURLToPath } from "node:url";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const outdir = join(root, "dist", "server");
 
-/** Native addons, and the drivers knex names but chatd never installs. */
+/**
+ * Native addons; pg, which knex then loads from node_modules as src/db/pg-connection.ts does
+ * (one copy, and none in a server on SQLite); and the drivers knex names but chatd never installs.
+ */
 const EXTERNAL = [
   "sqlite3",
   "better-sqlite3",
   "sharp",
+  "pg",
   "pg-native",
   "pg-query-stream",
   "mysql",
