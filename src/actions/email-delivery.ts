@@ -89,14 +89,14 @@ export async function deliverDueEmails(app: App): Promise<number | null> {
 /** The next retry of a queued row, or the end of a claim (another process's, or a dead one's). */
 async function nextDueSeconds(app: App, nowMs: number): Promise<number | null> {
   const queued = () => app.knex(TABLE).where({ state: "queued" });
-  const [retry, leaseEnd] = await Promise.all([
-    queued()
-      .where("next_attempt_at", ">", nowMs)
-      .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(next_attempt_at) AS next")),
-    queued()
-      .where("claimed_until", ">", nowMs)
-      .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(claimed_until) AS next")),
-  ]);
+  // One read after the other: together they took a second read connection, which an
+  // idle server then kept.
+  const retry = await queued()
+    .where("next_attempt_at", ">", nowMs)
+    .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(next_attempt_at) AS next"));
+  const leaseEnd = await queued()
+    .where("claimed_until", ">", nowMs)
+    .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(claimed_until) AS next"));
   const times = [retry?.next, leaseEnd?.next].filter((t) => t != null).map((t) => int(t));
   return times.length === 0 ? null : Math.min(...times) / 1000;
 }

@@ -100,16 +100,16 @@ export async function deliverDueWebhooks(app: App): Promise<number | null> {
     }
   }
   // The next retry, or the end of a claim (another process's, or one a dead process left).
-  const [retry, leaseEnd] = await Promise.all([
-    app
-      .knex(TABLE)
-      .where("next_attempt_at", ">", nowMs)
-      .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(next_attempt_at) AS next")),
-    app
-      .knex(TABLE)
-      .where("claimed_until", ">", nowMs)
-      .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(claimed_until) AS next")),
-  ]);
+  // One read after the other: together they took a second read connection, which an
+  // idle server then kept.
+  const retry = await app
+    .knex(TABLE)
+    .where("next_attempt_at", ">", nowMs)
+    .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(next_attempt_at) AS next"));
+  const leaseEnd = await app
+    .knex(TABLE)
+    .where("claimed_until", ">", nowMs)
+    .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(claimed_until) AS next"));
   const times = [retry?.next, leaseEnd?.next].filter((t) => t != null).map((t) => int(t));
   return times.length === 0 ? null : Math.min(...times) / 1000;
 }

@@ -88,16 +88,16 @@ async function afterAttempt(app: App, id: number): Promise<void> {
 /** When the next pending item falls due, or the claim on one (another process's) runs out. */
 async function nextDue(app: App): Promise<number | null> {
   const nowMs = app.clock.nowMs();
-  const [unclaimed, leaseEnd] = await Promise.all([
-    claimable(app.knex("scheduled_messages").whereRaw(PENDING), nowMs).first<
-      { next: DbBigInt | null } | undefined
-    >(app.knex.raw("MIN(scheduled_timestamp) AS next")),
-    app
-      .knex("scheduled_messages")
-      .whereRaw(PENDING)
-      .where("claimed_until", ">", nowMs)
-      .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(claimed_until) AS next")),
-  ]);
+  // One read after the other: together they took a second read connection, which an
+  // idle server then kept.
+  const unclaimed = await claimable(app.knex("scheduled_messages").whereRaw(PENDING), nowMs).first<
+    { next: DbBigInt | null } | undefined
+  >(app.knex.raw("MIN(scheduled_timestamp) AS next"));
+  const leaseEnd = await app
+    .knex("scheduled_messages")
+    .whereRaw(PENDING)
+    .where("claimed_until", ">", nowMs)
+    .first<{ next: DbBigInt | null } | undefined>(app.knex.raw("MIN(claimed_until) AS next"));
   const times = [
     unclaimed?.next == null ? null : int(unclaimed.next),
     leaseEnd?.next == null ? null : Math.ceil(int(leaseEnd.next) / 1000),

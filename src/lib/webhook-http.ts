@@ -1,5 +1,6 @@
 import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
+import type * as Https from "node:https";
+import { createRequire } from "node:module";
 import {
   guardedLookup,
   refusedWebhookUrl,
@@ -25,6 +26,10 @@ export interface WebhookRequest {
   allowed: AllowedPrivateHosts;
 }
 
+/** node:https, and TLS with it, loads with the first https delivery: an idle server never holds it. */
+let https: typeof Https | null = null;
+const loadHttps = () => (https ??= createRequire(import.meta.url)("node:https") as typeof Https);
+
 /**
  * POSTs one payload. The SSRF guard checks an IP literal here and every resolved address
  * in the lookup, so the socket only ever connects to a checked address; redirects are not
@@ -40,7 +45,7 @@ export function postWebhook(req: WebhookRequest): Promise<WebhookOutcome> {
   if ((url.protocol !== "http:" && url.protocol !== "https:") || refusedWebhookUrl(url, req.allowed)) {
     return Promise.resolve({ kind: "refused" });
   }
-  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  const send = url.protocol === "https:" ? loadHttps().request : httpRequest;
   return new Promise((resolve) => {
     let settled = false;
     const finish = (outcome: WebhookOutcome) => {

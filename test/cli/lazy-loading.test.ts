@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -12,6 +12,7 @@ import {
   type InitResult,
   type ServerProcess,
 } from "../helpers/cli.js";
+import { readModuleLog } from "../helpers/module-log.js";
 
 const RECORDER = pathToFileURL(join(ROOT, "dist", "test", "helpers", "module-recorder.js")).href;
 
@@ -67,7 +68,7 @@ describe("start-up memory: what loads on first use", function () {
     expect((await fetch(`${server.url}/api/v1/server_settings`)).status).to.equal(200);
     const me = await api("/users/me");
     expect(await me.json()).to.include({ result: "success", email: owner.email });
-    const log = readFileSync(moduleLog, "utf8");
+    const log = readModuleLog(moduleLog);
     expect(log.includes("/node_modules/koa/"), "koa loaded").to.equal(false);
     expect([...endpointModulesIn(log)].sort()).to.deep.equal(["index", "server-settings", "users"]);
     // What only admin commands run (cli/commands/*.ts load it when they run).
@@ -80,7 +81,7 @@ describe("start-up memory: what loads on first use", function () {
     const form = { "content-type": "application/x-www-form-urlencoded" };
     const registered = await api("/register", { method: "POST", headers: form, body: "" });
     expect(registered.status).to.equal(200);
-    expect([...packagesIn(readFileSync(moduleLog, "utf8"))]).to.deep.equal([]);
+    expect([...packagesIn(readModuleLog(moduleLog))]).to.deep.equal([]);
 
     // A multipart body: formidable, and a correct answer from the first one.
     const fields = new FormData();
@@ -93,7 +94,7 @@ describe("start-up memory: what loads on first use", function () {
     const bad = new URLSearchParams({ pattern: "(?=x)(?P<id>y)", url_template: "https://x.test/{id}" });
     expect((await api("/realm/filters", { method: "POST", headers: form, body: bad })).status).to.equal(400);
 
-    const loaded = packagesIn(readFileSync(moduleLog, "utf8"));
+    const loaded = packagesIn(readModuleLog(moduleLog));
     expect(loaded.has("formidable") && loaded.has("re2js"), [...loaded].join()).to.equal(true);
   });
 
@@ -108,7 +109,7 @@ describe("start-up memory: what loads on first use", function () {
     // Koa's own answers too: a path no endpoint serves, and a method the path does not take.
     expect((await api("/no/such/path", { method: "POST" })).status).to.equal(404);
     expect((await api("/server_settings", { method: "DELETE" })).status).to.equal(405);
-    const log = readFileSync(moduleLog, "utf8");
+    const log = readModuleLog(moduleLog);
     expect(log.includes("/node_modules/koa/"), "koa loaded").to.equal(true);
     expect(endpointModulesIn(log).has("message-send")).to.equal(true);
   });
