@@ -6,9 +6,10 @@
 // (just that scenario; dbcopy: see db-copy-check.ts; delivery: the sends and the event
 // delivery against their baselines, see delivery.ts; web: the web client's budgets in a
 // browser, see web-client.ts), --cpu-prof DIR (the servers write V8
-// CPU profiles there), --users (only the users-per-core simulation, see users/, on each
-// database of --database; with --workers N on `serve --workers N`, --users-max N to stop
-// growing at N users, and --users-at N to run that one count only, e.g. under --cpu-prof).
+// CPU profiles there), --users (the users-per-core simulation, see users/, on each
+// database of --database, then the web client's budgets; with --workers N on `serve --workers
+// N`, --users-max N to stop growing at N users, and --users-at N to run that one count only,
+// e.g. under --cpu-prof, without the web client).
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
@@ -906,6 +907,8 @@ async function main(): Promise<void> {
     if (DRIVERS.includes("pg") || (!USERS && (ONLY === "dbcopy" || WORKERS))) await startPostgres(log);
     if (USERS) {
       for (const driver of DRIVERS) await benchUsers(driver, work);
+      // The web client's budgets, reported with the people a core serves (a whole run's figures).
+      if (USERS_AT === undefined) await benchWebClient(DRIVERS[0]!);
     } else if (WORKERS) await benchWorkers(WORKERS, work);
     else if (ONLY === "presence") for (const driver of DRIVERS) await benchPresence(driver, work);
     else if (ONLY === "webhooks") for (const driver of DRIVERS) await benchWebhooks(driver, work);
