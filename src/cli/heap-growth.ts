@@ -6,11 +6,11 @@ import { setFlagsFromString } from "node:v8";
  * serving chat server's old-generation garbage is mostly polls and answers that lived
  * just long enough to be promoted, so the heap sat at four times its live size: at 2,500
  * simulated people 59 MB were live and 240 MB held (RSS 388 MB). A factor of 1.5 held the
- * heap to 124 MB (RSS 279 MB) for about 0.5 % of a core more in full collections, which
- * mark concurrently (docs/benchmark.md, "Users per core").
+ * heap to 124 MB (RSS 279 MB) at about the same CPU. At saturation, where full collections
+ * then come more often, it costs about 15 % of the sends a second (docs/benchmark.md).
  *
  * Set for serving processes only (commands are short-lived); an operator's own
- * --heap-growing-percent (NODE_OPTIONS or node's arguments) is never overridden.
+ * --heap-growing-percent (node's own arguments) is never overridden.
  */
 const FLAG = "--heap-growing-percent";
 export const SERVING_HEAP_GROWING_PERCENT = 50;
