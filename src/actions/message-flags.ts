@@ -41,6 +41,8 @@ const INTERNAL: ReadonlySet<string> = new Set(["is_private", "active_mobile_push
 const MAX_MESSAGES_PER_UPDATE = 5000;
 
 const READ = MESSAGE_FLAG_BITS.read;
+/** Message IDs one UPDATE of addRead takes. */
+const ROWS_PER_STATEMENT = 500;
 const HISTORICAL = MESSAGE_FLAG_BITS.historical;
 
 /** Validates the flag and operation, with Zulip's errors in Zulip's order. */
@@ -130,11 +132,11 @@ async function addRead(
   ids: readonly number[],
 ): Promise<number[]> {
   const changed: number[] = [];
-  for (let i = 0; i < ids.length; i += 500) {
+  for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) {
     const rows = await tx
       .knex("user_messages")
       .where("user_id", user.id)
-      .whereIn("message_id", ids.slice(i, i + 500))
+      .whereIn("message_id", ids.slice(i, i + ROWS_PER_STATEMENT))
       .whereRaw(`(flags & ${READ}) = 0`)
       .update({ flags: tx.knex.raw(`flags | ${READ}`) }, ["message_id"]);
     for (const row of rows as Array<{ message_id: number }>) changed.push(row.message_id);
@@ -252,6 +254,11 @@ export async function checkUpdateMessageFlags(
   change: { bit: number; op: FlagOp; flag: MessageFlag },
   messageIds: readonly number[],
 ): Promise<FlagChangeResult> {
+  // Marking read, as every client does every minute: one UPDATE (addRead), no transaction.
+  if (change.op === "add" && change.flag === "read" && new Set(messageIds).size <= ROWS_PER_STATEMENT) {
+    const world = await loadWorld(app, app.knex, realm);
+    return app.db.statement((tx) => doUpdateMessageFlags(tx, world, user, change, messageIds), "flags");
+  }
   return flagCommits(app).submit({ realm, user, change, messageIds });
 }
 
@@ -263,10 +270,9 @@ interface FlagUpdate {
 }
 
 /**
- * Read-marks arrive from every client every minute or so: one commit (an fsync, and a turn
- * of the write lock that sends wait behind) each would bound how many people one server
- * holds. Updates that arrive while a transaction runs share the next one, each answered
- * only after it committed; a failing update is retried alone (GroupCommit).
+ * Flag changes other than marking a few hundred messages read (which is one statement,
+ * app.db.statement): updates that arrive while a transaction runs share the next one, each
+ * answered only after it committed; a failing update is retried alone (GroupCommit).
  */
 const flagWriters = new WeakMap<App, GroupCommit<FlagUpdate, FlagChangeResult>>();
 
