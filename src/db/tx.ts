@@ -76,15 +76,29 @@ export class Db {
 
   /** `label` names the transaction in lock timings (lock-timings.ts; else its events' type). */
   transaction<T>(fn: (tx: Tx) => Promise<T>, label?: string): Promise<T> {
+    let began = false;
+    // Only a transaction that never began (BEGIN IMMEDIATE timed out) is safe to repeat.
+    return this.write(
+      () => {
+        began = false;
+        return this.attempt(() => (began = true), fn, label);
+      },
+      () => !began,
+    );
+  }
+
+  /**
+   * Runs `once` under the write lock unless writes are closed, again while it fails with
+   * the database busy and `repeatable()` says it wrote nothing, up to busyRetry.retries.
+   */
+  private write<T>(once: () => Promise<T>, repeatable: () => boolean): Promise<T> {
     return this.writeLock.run(async () => {
       if (this.writesClosed) throw new Error("the server is stopping: no more writes");
       for (let attempt = 1; ; attempt++) {
-        let began = false;
         try {
-          return await this.attempt(() => (began = true), fn, label);
+          return await once();
         } catch (err) {
-          // Only a transaction that never began (BEGIN IMMEDIATE timed out) is safe to repeat.
-          if (began || !isBusyError(err) || attempt > this.busyRetry.retries) throw err;
+          if (!repeatable() || !isBusyError(err) || attempt > this.busyRetry.retries) throw err;
           this.busyRetry.onRetry?.(attempt);
         }
       }
@@ -144,18 +158,11 @@ export class Db {
    */
   statement<T>(fn: (tx: Tx) => Promise<T>, label?: string): Promise<T> {
     if (this.log || this.outbox || isPostgres(this.knex)) return this.transaction(fn, label);
-    return this.writeLock.run(async () => {
-      if (this.writesClosed) throw new Error("the server is stopping: no more writes");
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await this.lone(fn, label);
-        } catch (err) {
-          // A statement that found the database busy wrote nothing: safe to repeat.
-          if (!isBusyError(err) || attempt > this.busyRetry.retries) throw err;
-          this.busyRetry.onRetry?.(attempt);
-        }
-      }
-    });
+    // A statement that found the database busy wrote nothing: safe to repeat.
+    return this.write(
+      () => this.lone(fn, label),
+      () => true,
+    );
   }
 
   private async lone<T>(fn: (tx: Tx) => Promise<T>, label?: string): Promise<T> {
