@@ -20,7 +20,12 @@ export function navigate(hash: string): void {
   location.hash = hash;
 }
 
-/** Rewrites the URL for the same view (a canonical slug) without a history entry. */
+/**
+ * Rewrites the URL for the same view (a canonical slug) without a history entry. A fragment the
+ * router has not yet seen (its hashchange still queued) is the person's newer choice: it stays.
+ */
 export function replaceHash(hash: string): void {
-  if (location.hash !== hash) history.replaceState(null, "", hash);
+  const routed =
+    JSON.stringify(parseHash(location.hash) ?? DEFAULT_VIEW) === JSON.stringify(currentView.value);
+  if (routed && location.hash !== hash) history.replaceState(null, "", hash);
 }

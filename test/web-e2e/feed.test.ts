@@ -275,6 +275,22 @@ describe("web client: the message feed", function () {
     expect(hamlet.page.url()).to.contain(`#narrow/channel/${ids.Verona}-Verona/topic/bridge`);
   });
 
+  it("keeps a view chosen before the last channel opened had tidied its URL", async function () {
+    await open("Denmark");
+    // The person opens #Verona by an untidy link and at once their settings; the settings'
+    // hashchange is still queued when the channel's view rewrites the URL to its canonical form.
+    await hamlet.page.evaluate(`(async () => {
+      const routed = new Promise((done) => addEventListener("hashchange", done, { once: true }));
+      location.hash = "#narrow/stream/Verona";
+      await routed;
+      history.pushState(null, "", "#settings/notifications");
+      await new Promise((done) => setTimeout(done, 400));
+      dispatchEvent(new HashChangeEvent("hashchange"));
+    })()`);
+    await hamlet.page.getByRole("heading", { level: 1, name: "Personal settings" }).waitFor();
+    expect(new URL(hamlet.page.url()).hash).to.equal("#settings/notifications");
+  });
+
   it("lists the open channel's topics with their unread counts", async function () {
     await sendToChannel(realm.users.othello!, ids.Verona!, "balcony", "Wherefore");
     await open("Verona", "bridge");
