@@ -55,19 +55,7 @@ export class RealmCache {
   async apiKeyOwner(knex: Knex, keyHash: string): Promise<ApiKeyOwner | undefined> {
     if (!this.keyIndex) {
       const generation = this.keyGeneration;
-      const loading = knex("api_keys as k")
-        .join("users as u", "u.id", "k.user_id")
-        .select<Array<{ key_hash: string; user_id: number; realm_id: number }>>(
-          "k.key_hash",
-          "k.user_id",
-          "u.realm_id",
-        )
-        .then(
-          (rows) =>
-            new Map(
-              rows.map((r) => [r.key_hash, { keyHash: r.key_hash, userId: r.user_id, realmId: r.realm_id }]),
-            ),
-        );
+      const loading = keyOwners(knex).then((owners) => new Map(owners.map((o) => [o.keyHash, o])));
       this.keyIndex = loading;
       loading.then(
         () => {
@@ -76,7 +64,17 @@ export class RealmCache {
         () => (this.keyIndex = null),
       );
     }
-    return (await this.keyIndex).get(keyHash);
+    const known = (await this.keyIndex).get(keyHash);
+    if (known) return known;
+    // A key issued since the index loaded, by an admin command (this server hears of its
+    // writes only at the next external_change_poll_ms): one indexed lookup settles it, and
+    // a key found means the index is stale.
+    const [fresh] = await keyOwners(knex).where("k.key_hash", keyHash);
+    if (fresh) {
+      this.keyGeneration++;
+      this.keyIndex = null;
+    }
+    return fresh;
   }
 
   invalidateApiKeys(): void {
@@ -151,4 +149,11 @@ function groupBy<T>(rows: T[], key: (row: T) => number, value: (row: T) => numbe
     else map.set(key(row), [value(row)]);
   }
   return map;
+}
+
+/** API keys' owners: every key's, or (with a where) one key's. */
+function keyOwners(knex: Knex) {
+  return knex("api_keys as k")
+    .join("users as u", "u.id", "k.user_id")
+    .select<ApiKeyOwner[]>("k.key_hash as keyHash", "k.user_id as userId", "u.realm_id as realmId");
 }

@@ -111,4 +111,24 @@ describe("the chatd CLI beside a running server: logins right after a command", 
     const key = (JSON.parse(issued.stdout) as { api_key: string }).api_key;
     expect(await usersMe(email, key)).to.include({ result: "success", email });
   });
+
+  it("an API key the CLI issues works at once while the server holds the keys it knew", async function () {
+    const email = "desdemona@zulip.test";
+    const login = await fetchApiKey(email, "correct horse");
+    // Keys in use: the server holds every key it knew, without the one issued next.
+    expect(await usersMe(email, login.api_key!)).to.include({ result: "success", email });
+    const issued = chatdSync(["--data-dir", dataDir, "api-key", "--no-input", "--email", email, "--json"]);
+    expect(issued.code, issued.stderr).to.equal(0);
+    const key = (JSON.parse(issued.stdout) as { api_key: string }).api_key;
+    expect(await usersMe(email, key)).to.include({ result: "success", email });
+    // A key nobody issued stays refused.
+    expect(
+      await usersMe(
+        email,
+        key.replace(/.$/, (c) => (c === "a" ? "b" : "a")),
+      ),
+    ).to.include({
+      result: "error",
+    });
+  });
 });
