@@ -41,7 +41,7 @@ const INTERNAL: ReadonlySet<string> = new Set(["is_private", "active_mobile_push
 const MAX_MESSAGES_PER_UPDATE = 5000;
 
 const READ = MESSAGE_FLAG_BITS.read;
-/** Message IDs one UPDATE of addRead takes. */
+/** Message IDs one statement takes (a read-mark of this many or fewer is one UPDATE). */
 const ROWS_PER_STATEMENT = 500;
 const HISTORICAL = MESSAGE_FLAG_BITS.historical;
 
@@ -76,11 +76,11 @@ export async function doUpdateMessageFlags(
   if (change.op === "add" && change.flag === "read")
     return { changed: await addRead(tx, world, user, ids), ignoredChannels: [] };
   const held = new Map<number, number>();
-  for (let i = 0; i < ids.length; i += 500) {
+  for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) {
     const rows = await tx
       .knex("user_messages")
       .where("user_id", user.id)
-      .whereIn("message_id", ids.slice(i, i + 500))
+      .whereIn("message_id", ids.slice(i, i + ROWS_PER_STATEMENT))
       .select<Array<{ message_id: number; flags: number }>>("message_id", "flags");
     for (const row of rows) held.set(row.message_id, row.flags);
   }
@@ -107,8 +107,8 @@ export async function doUpdateMessageFlags(
     candidates = candidates.filter((id) => !skip.has(id));
   }
   candidates.sort((a, b) => a - b);
-  for (let i = 0; i < candidates.length; i += 500) {
-    const part = candidates.slice(i, i + 500);
+  for (let i = 0; i < candidates.length; i += ROWS_PER_STATEMENT) {
+    const part = candidates.slice(i, i + ROWS_PER_STATEMENT);
     const flags =
       change.op === "add"
         ? tx.knex.raw(`flags | ${change.bit}`)
@@ -211,11 +211,11 @@ export async function doMarkAsRead(tx: Tx, user: UserRow, scope: ReadScope): Pro
     unread.join("messages as m", "m.id", "um.message_id").where("m.sender_id", scope.senderId);
   }
   const ids = ((await unread.pluck("um.message_id")) as number[]).sort((a, b) => a - b);
-  for (let i = 0; i < ids.length; i += 500) {
+  for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) {
     await tx
       .knex("user_messages")
       .where("user_id", user.id)
-      .whereIn("message_id", ids.slice(i, i + 500))
+      .whereIn("message_id", ids.slice(i, i + ROWS_PER_STATEMENT))
       .update({ flags: tx.knex.raw(`flags | ${READ}`) });
   }
   if (scope.kind === "all" || ids.length > 0) {

@@ -106,24 +106,18 @@ export class Db {
   }
 
   private async attempt<T>(began: () => void, fn: (tx: Tx) => Promise<T>, label?: string): Promise<T> {
-    const events: PendingEvent[] = [];
-    const hooks: Array<() => void> = [];
     const now = Math.floor(this.clock.nowMs() / 1000);
     const timer = lockTimer();
     const asked = timer ? performance.now() : 0;
     let locked = 0;
+    const { events, hooks, txOver } = pendingWrite(now);
     const result = await this.knex.transaction(async (trx) => {
       // Knex calls this even when BEGIN failed (the transaction has already failed with
       // BEGIN's error, which the caller gets): do nothing then.
       if (trx.isCompleted()) throw new Error("the transaction did not begin");
       began();
       if (timer) locked = performance.now();
-      const value = await fn({
-        knex: trx,
-        now,
-        sendEventOnCommit: (realmId, event, recipients) => void events.push([realmId, event, recipients]),
-        afterCommit: (hook) => void hooks.push(hook),
-      });
+      const value = await fn(txOver(trx));
       if (this.outbox && events.length > 0) await writeOutbox(trx, events, now);
       // Servers cannot tell what an admin command's hooks dropped: they drop every cache.
       if (this.outbox && hooks.length > 0) await appendInvalidations(trx, [["*"]], "command", now);
@@ -141,10 +135,15 @@ export class Db {
       await this.log.afterCommit(() => hooks.forEach((hook) => hook()));
       return result;
     }
-    for (const hook of hooks) hook();
-    if (this.outbox) return result;
-    for (const [realmId, event, recipients] of events) this.sink.send(realmId, event, recipients);
+    // An admin command's events reach the servers through its outbox, not a sink.
+    this.afterWrite(hooks, this.outbox ? [] : events);
     return result;
+  }
+
+  /** What a committed write asked for: its hooks run, then its events are published. */
+  private afterWrite(hooks: ReadonlyArray<() => void>, events: readonly PendingEvent[]): void {
+    for (const hook of hooks) hook();
+    for (const [realmId, event, recipients] of events) this.sink.send(realmId, event, recipients);
   }
 
   /**
@@ -166,20 +165,13 @@ export class Db {
   }
 
   private async lone<T>(fn: (tx: Tx) => Promise<T>, label?: string): Promise<T> {
-    const events: PendingEvent[] = [];
-    const hooks: Array<() => void> = [];
     const timer = lockTimer();
     const locked = timer ? performance.now() : 0;
-    const result = await fn({
-      // The query interface is the same; there is just no transaction around the statement.
-      knex: this.knex as Knex.Transaction,
-      now: Math.floor(this.clock.nowMs() / 1000),
-      sendEventOnCommit: (realmId, event, recipients) => void events.push([realmId, event, recipients]),
-      afterCommit: (hook) => void hooks.push(hook),
-    });
+    const { events, hooks, txOver } = pendingWrite(Math.floor(this.clock.nowMs() / 1000));
+    // The query interface is the same; there is just no transaction around the statement.
+    const result = await fn(txOver(this.knex as Knex.Transaction));
     timer?.record(label ?? events[0]?.[1].type ?? "none", events.length, 0, performance.now() - locked);
-    for (const hook of hooks) hook();
-    for (const [realmId, event, recipients] of events) this.sink.send(realmId, event, recipients);
+    this.afterWrite(hooks, events);
     return result;
   }
 
@@ -319,4 +311,17 @@ async function finishSnapshotOnError<T>(trx: Knex.Transaction, fn: () => Promise
     await endSnapshot(trx);
     throw err;
   }
+}
+
+/** A write's events and hooks, left for after its commit, and the Tx that collects them. */
+function pendingWrite(now: number) {
+  const events: PendingEvent[] = [];
+  const hooks: Array<() => void> = [];
+  const txOver = (knex: Knex.Transaction): Tx => ({
+    knex,
+    now,
+    sendEventOnCommit: (realmId, event, recipients) => void events.push([realmId, event, recipients]),
+    afterCommit: (hook) => void hooks.push(hook),
+  });
+  return { events, hooks, txOver };
 }

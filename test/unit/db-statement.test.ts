@@ -20,22 +20,28 @@ describe("Db.statement: a one-statement write without BEGIN and COMMIT", functio
 
   const event = (type: string) => ({ type }) as unknown as ChatEvent;
 
-  /** A Db over the server's connections, with its own sink; the SQL its writer ran. */
-  function db(): { db: Db; sent: string[]; sql: string[] } {
+  /** The SQL the writer ran during the current test. */
+  let sql: string[] = [];
+  const onQuery = (q: { sql: string }) => void sql.push(q.sql);
+  beforeEach(function () {
+    sql = [];
+    server.app.db.knex.on("query", onQuery);
+  });
+  afterEach(function () {
+    server.app.db.knex.off("query", onQuery);
+  });
+
+  /** A Db over the server's connections, with its own sink. */
+  function db(): { db: Db; sent: string[] } {
     const sent: string[] = [];
-    const sql: string[] = [];
     const sink: EventSink = { send: (_realmId, e) => void sent.push(e.type) };
-    const writer = server.app.db.knex;
-    const onQuery = (q: { sql: string }) => void sql.push(q.sql);
-    writer.on("query", onQuery);
-    after(() => void writer.off("query", onQuery));
-    return { db: new Db(writer, sink, server.clock, server.app.knex), sent, sql };
+    return { db: new Db(server.app.db.knex, sink, server.clock, server.app.knex), sent };
   }
 
   const probe = async (knex: Knex) => (await knex("statement_probe").first<{ value: string }>("value")).value;
 
   it("writes, then publishes its events; on SQLite with no BEGIN around it", async function () {
-    const { db: store, sent, sql } = db();
+    const { db: store, sent } = db();
     await store.statement(async (tx) => {
       await tx.knex("statement_probe").update({ value: "after" });
       tx.sendEventOnCommit(1, event("changed"), [1]);
