@@ -15,9 +15,16 @@ import { setFlagsFromString } from "node:v8";
 const FLAG = "--heap-growing-percent";
 export const SERVING_HEAP_GROWING_PERCENT = 50;
 
+/**
+ * The flag a serving process sets, or null when its operator chose one on node's command line
+ * (node refuses --heap-growing-percent in NODE_OPTIONS, so the command line is the only place).
+ */
+export function heapGrowthFlag(execArgv: readonly string[]): string | null {
+  const chosen = execArgv.some((arg) => arg.replace(/_/g, "-").startsWith(FLAG));
+  return chosen ? null : `${FLAG}=${SERVING_HEAP_GROWING_PERCENT}`;
+}
+
 export function limitHeapGrowth(): void {
-  const chosen = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((arg) =>
-    arg.replace(/_/g, "-").includes(FLAG),
-  );
-  if (!chosen) setFlagsFromString(`${FLAG}=${SERVING_HEAP_GROWING_PERCENT}`);
+  const flag = heapGrowthFlag(process.execArgv);
+  if (flag) setFlagsFromString(flag);
 }
