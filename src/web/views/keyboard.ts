@@ -95,14 +95,14 @@ export function useKeyboardShortcuts(): void {
             if (sub) composeTarget.value = { kind: "stream", streamId: sub.stream_id, topic: "" };
           }
           targetChosen.value = true;
-          focusCompose();
+          composeTextarea.current?.focus();
           return;
         }
         case "x": {
           e.preventDefault();
           composeTarget.value = { kind: "dm", userIds: [] };
           targetChosen.value = true;
-          setTimeout(() => document.querySelector<HTMLInputElement>('input[aria-label="To"]')?.focus(), 0);
+          focusWhenDrawn(() => document.querySelector<HTMLInputElement>('input[aria-label="To"]'));
           return;
         }
         case "r":
@@ -113,7 +113,6 @@ export function useKeyboardShortcuts(): void {
           if (!m) return;
           e.preventDefault();
           replyTo(m);
-          focusCompose();
           return;
         }
         case "n": {
@@ -154,6 +153,13 @@ export function useKeyboardShortcuts(): void {
   }, []);
 }
 
-function focusCompose(): void {
-  setTimeout(() => composeTextarea.current?.focus(), 0);
+/**
+ * Focuses a field the shortcut's render is about to draw, unless the person has moved the focus
+ * meanwhile: a busy page can run the timer late, after they clicked or tabbed elsewhere.
+ */
+function focusWhenDrawn(field: () => HTMLElement | null): void {
+  const from = document.activeElement;
+  setTimeout(() => {
+    if (document.activeElement === from) field()?.focus();
+  }, 0);
 }
