@@ -107,6 +107,10 @@ describe("web client: the message feed", function () {
 
   it("loads older messages while scrolling up, to the beginning of the conversation", async function () {
     expect(await entry(1).count()).to.equal(0);
+    // The conversation's drawing is kept as older messages come in above it, not drawn anew
+    // (each redrawing cost every message of it, and the old one lingered while avatars loaded).
+    type Tagged = { drawnBefore?: boolean };
+    await entry(201).evaluate((el: Tagged) => (el.drawnBefore = true));
     await feed().hover();
     const beginning = hamlet.page.getByText("This is the beginning of the conversation.");
     const until = Date.now() + 30_000;
@@ -125,6 +129,7 @@ describe("web client: the message feed", function () {
       .map(Number);
     expect(numbers.slice(0, 5)).to.deep.equal([1, 2, 3, 4, 5]);
     expect(new Set(numbers).size).to.equal(numbers.length);
+    expect(await entry(201).evaluate((el: Tagged) => el.drawnBefore)).to.equal(true);
   });
 
   it('shows a failed fetch of older messages with "Try again", never retrying by itself', async function () {

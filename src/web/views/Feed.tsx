@@ -7,44 +7,14 @@ import type { MessageList } from "../model/messages.js";
 import { hashOf, nearMessageId, narrowChannel, narrowDm, type Narrow } from "../model/narrow.js";
 import { replaceHash } from "../router.js";
 import { MessageItem } from "./MessageItem.js";
-import { dayLabel, dayOf } from "./time.js";
+import { dayLabel } from "./time.js";
+import { BlockKeys } from "./feed-blocks.js";
 import { channelHash, dmHash, topicHash } from "./LeftSidebar.js";
 import { Icon } from "./Icon.js";
 import { composeTarget } from "./compose-state.js";
 import { channelOf } from "./links.js";
 import { useFeedScrolling } from "./feed-scrolling.js";
 import { noteFeedDrawn } from "../perf.js";
-
-/** A run of messages of one conversation (a recipient header over them), and the day they start. */
-interface Block {
-  key: string;
-  first: Message;
-  messages: Message[];
-  day: string | null;
-}
-
-function conversationKey(message: Message): string {
-  return message.type === "stream"
-    ? `s:${message.stream_id}:${message.subject.toLowerCase()}`
-    : `d:${(message.display_recipient as Array<{ id: number }>)
-        .map((r) => r.id)
-        .sort()
-        .join(",")}`;
-}
-
-function blocksOf(messages: readonly Message[]): Block[] {
-  const blocks: Block[] = [];
-  let lastDay = "";
-  for (const message of messages) {
-    const day = dayOf(message.timestamp);
-    const key = conversationKey(message);
-    const last = blocks[blocks.length - 1];
-    if (last && last.key === key && day === lastDay) last.messages.push(message);
-    else blocks.push({ key, first: message, messages: [message], day: day === lastDay ? null : day });
-    lastDay = day;
-  }
-  return blocks;
-}
 
 export function Feed({ narrow, title }: { narrow: Narrow; title: string }) {
   const list = client.lists.get(narrow, client.myUserId);
@@ -60,11 +30,14 @@ export function Feed({ narrow, title }: { narrow: Narrow; title: string }) {
   }, [list, generation]);
 
   const ids = list.ids.value;
+  const blockKeys = useMemo(() => new BlockKeys(), []);
   // peek(): each message item follows its own message; the feed redraws when the list changes
   // (a move touches the list, so the headers follow).
   const blocks = useMemo(
     () =>
-      blocksOf(ids.map((id) => client.messages.get(id)?.peek()).filter((m): m is Message => m !== undefined)),
+      blockKeys.blocks(
+        ids.map((id) => client.messages.get(id)?.peek()).filter((m): m is Message => m !== undefined),
+      ),
     [ids],
   );
 
@@ -117,7 +90,7 @@ export function Feed({ narrow, title }: { narrow: Narrow; title: string }) {
           </p>
         )}
         {blocks.map((block) => (
-          <div class="block" key={`${block.first.id}`}>
+          <div class="block" key={block.key}>
             {block.day && (
               <div class="day-divider">
                 <span>{dayLabel(block.first.timestamp)}</span>
