@@ -6,6 +6,7 @@ import type { TestRealm, TestUser } from "../helpers/factories.js";
 import { sendDirect, sendToChannel } from "../helpers/message-send.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { TestClock } from "../helpers/clock.js";
+import { MESSAGE_FLAG_BITS } from "../../src/lib/message-flags.js";
 
 /**
  * Missed-message emails (Zulip's missedmessage_emails): who gets one, batched per user over
@@ -136,6 +137,39 @@ describe("missed-message emails", function () {
       expect(sent.map((e) => e.to_address)).to.deep.equal([hamlet.email]);
       expect(sent[0]!.text_body).to.include("Keep this one");
       expect(sent[0]!.text_body).not.to.include("Burn after reading");
+      expect(await pending(server)).to.equal(0);
+    });
+
+    it("leaves out a message read while its email was being composed", async function () {
+      const first = await sendDirect(othello, [hamlet], "First thought");
+      await sendDirect(othello, [hamlet], "Second thought");
+      // The worker composes outside the write lock, then takes it to queue the email. Hold the
+      // lock until it asks, and mark the first message read meanwhile, ahead of it.
+      const db = server.app.db;
+      const transaction = db.transaction.bind(db);
+      let workerAsked!: () => void;
+      const asked = new Promise<void>((resolve) => (workerAsked = resolve));
+      const held = transaction(async (tx) => {
+        await asked;
+        await tx
+          .knex("user_messages")
+          .where({ user_id: hamlet.id, message_id: first })
+          .update({ flags: tx.knex.raw("flags | ?", [MESSAGE_FLAG_BITS.read]) });
+      });
+      db.transaction = (fn, label) => {
+        if (new Error().stack?.includes("emailBatch")) workerAsked();
+        return transaction(fn, label);
+      };
+      try {
+        await afterDelay(server);
+        await held;
+      } finally {
+        db.transaction = transaction;
+      }
+      const sent = await emails(server);
+      expect(sent.map((e) => e.to_address)).to.deep.equal([hamlet.email]);
+      expect(sent[0]!.text_body).to.include("Second thought");
+      expect(sent[0]!.text_body).not.to.include("First thought");
       expect(await pending(server)).to.equal(0);
     });
 
