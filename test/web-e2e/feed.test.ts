@@ -345,4 +345,50 @@ describe("web client: the message feed", function () {
     expectSuccess(await realm.users.desdemona!.client.delete(`/messages/${id}`));
     await doomed.waitFor({ state: "detached" });
   });
+
+  it("shows a sender's initials until their picture has loaded, then the picture over them", async function () {
+    await sendToChannel(realm.users.othello!, ids.Denmark!, "portraits", "A likeness");
+    // A page of its own: no picture request of the other tests is still pending in it.
+    const h = realm.users.hamlet!;
+    const viewer = await logIn(browser, server, h.email, h.password);
+    try {
+      let answer!: () => void;
+      const answered = new Promise<void>((resolve) => (answer = resolve));
+      await viewer.page.route(
+        (url) => url.hostname === "secure.gravatar.com",
+        async (route) => {
+          await answered;
+          await route.fulfill({ contentType: "image/png", body: Buffer.from(PIXEL_PNG, "base64") });
+        },
+      );
+      await viewer.page.goto(`${server.url}/${hash("Denmark", "portraits")}`);
+      const avatar = messages(viewer.page)
+        .filter({ hasText: "A likeness" })
+        .getByRole("button", { name: "Profile of Othello Dane" });
+      await avatar.waitFor();
+      type Img = { complete: boolean; naturalWidth: number };
+      const pictureShown = () =>
+        avatar.locator("img").evaluate((img: Img) => img.complete && img.naturalWidth > 0);
+      /** What is drawn at the avatar's centre (the topmost element there). */
+      const atCentre = () =>
+        avatar.evaluate(
+          (el: {
+            getBoundingClientRect(): { x: number; y: number; width: number; height: number };
+            ownerDocument: { elementFromPoint(x: number, y: number): { tagName: string } | null };
+          }) => {
+            const box = el.getBoundingClientRect();
+            return el.ownerDocument.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2)?.tagName;
+          },
+        );
+      expect(await avatar.innerText()).to.equal("OD");
+      expect(await pictureShown()).to.equal(false);
+      expect(await atCentre()).to.equal("SPAN");
+      answer();
+      await expectEventually(pictureShown);
+      expect(await atCentre()).to.equal("IMG");
+    } finally {
+      await viewer.context.close();
+    }
+    expect(viewer.problems).to.deep.equal([]);
+  });
 });

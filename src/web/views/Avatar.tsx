@@ -6,30 +6,19 @@ export function Avatar({ userId, size = 36, url }: { userId: number; size?: numb
   const user = client.world.users.value.get(userId);
   // The picture that failed to load (a new one, after an upload, is tried afresh).
   const [failed, setFailed] = useState<string | null>(null);
+  const [loaded, setLoaded] = useState<string | null>(null);
   // The person's current picture (a message's copy may predate a change).
   const src = user?.avatar_url ?? url ?? null;
   const name = user?.full_name ?? "?";
   const style = { width: `${size}px`, height: `${size}px` };
-  if (src && src !== failed) {
-    return (
-      <img
-        class="avatar"
-        src={src}
-        alt=""
-        width={size}
-        height={size}
-        style={style}
-        onError={() => setFailed(src)}
-        loading="lazy"
-      />
-    );
-  }
   const initials = name
     .split(/\s+/)
     .filter(Boolean)
     .slice(0, 2)
     .map((part) => [...part][0]!.toUpperCase())
     .join("");
+  // The initials show until the picture has loaded over them: a slow or unreachable picture
+  // host (Gravatar from a closed network takes many seconds to fail) never leaves a blank.
   return (
     <span
       class="avatar avatar-initials"
@@ -38,6 +27,18 @@ export function Avatar({ userId, size = 36, url }: { userId: number; size?: numb
       data-hue={userId % 12}
     >
       {initials}
+      {src && src !== failed && (
+        <img
+          class={loaded === src ? "avatar-picture" : "avatar-picture loading"}
+          src={src}
+          alt=""
+          width={size}
+          height={size}
+          onLoad={() => setLoaded(src)}
+          onError={() => setFailed(src)}
+          loading="lazy"
+        />
+      )}
     </span>
   );
 }
