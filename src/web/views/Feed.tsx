@@ -30,7 +30,7 @@ export function Feed({ narrow, title }: { narrow: Narrow; title: string }) {
   }, [list, generation]);
 
   const ids = list.ids.value;
-  const blockKeys = useMemo(() => new BlockKeys(), []);
+  const blockKeys = useMemo(() => new BlockKeys(client.myUserId), []);
   // peek(): each message item follows its own message; the feed redraws when the list changes
   // (a move touches the list, so the headers follow).
   const blocks = useMemo(

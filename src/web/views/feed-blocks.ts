@@ -1,4 +1,6 @@
 import type { Message } from "../api/types.js";
+import { messageDmKey } from "../model/narrow.js";
+import { dmPlace, streamPlace } from "../model/typing.js";
 import { dayOf } from "./time.js";
 
 /** A run of messages of one conversation (a recipient header over them), and the day they start. */
@@ -11,15 +13,6 @@ export interface Block {
   day: string | null;
 }
 
-function conversationOf(message: Message): string {
-  return message.type === "stream"
-    ? `s:${message.stream_id}:${message.subject.toLowerCase()}`
-    : `d:${(message.display_recipient as Array<{ id: number }>)
-        .map((r) => r.id)
-        .sort()
-        .join(",")}`;
-}
-
 /**
  * Gives each block the key it had in the last drawing, found by any message it held then.
  * Keyed by its first message instead, a long conversation got a new key (and was drawn
@@ -30,13 +23,18 @@ export class BlockKeys {
   private byMessage = new Map<number, string>();
   private next = 0;
 
+  constructor(private readonly myUserId: number) {}
+
   /** Splits the messages into blocks and keys them; call once per drawing. */
   blocks(messages: readonly Message[]): Block[] {
     const blocks: Block[] = [];
     let lastDay = "";
     for (const message of messages) {
       const day = dayOf(message.timestamp);
-      const conversation = conversationOf(message);
+      const conversation =
+        message.type === "stream"
+          ? streamPlace(message.stream_id!, message.subject)
+          : dmPlace(messageDmKey(message, this.myUserId));
       const last = blocks[blocks.length - 1];
       if (last && last.conversation === conversation && day === lastDay) last.messages.push(message);
       else
